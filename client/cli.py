@@ -1,0 +1,31 @@
+"""The ``scorpion`` command: the terminal client and the engine's tools."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Sequence
+
+from .commands import COMMAND_MODULES
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(prog="scorpion", description="Scorpion Race client and tools")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``scorpion`` command line and return its exit code."""
+    args = build_parser().parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,9 @@
+"""Subcommands of the ``scorpion`` command line, one module each.
+
+Each module defines ``register(subparsers)``, which adds its parser and sets ``handler``
+(a function taking the parsed arguments and returning an exit code).
+"""
+
+__all__ = ["COMMAND_MODULES"]
+
+COMMAND_MODULES = ("client.commands.deal",)

@@ -1,0 +1,96 @@
+"""What a player or a spectator may see of a position, and a one-glance summary.
+
+Views are the only form in which a board leaves the server. A face-down card is shown
+as ``None`` ("face down"), never by its identity; the undealt reserve is only a count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .board import NO_CARD, Board
+from .card import SUITS, card_text
+from .score import score
+
+__all__ = ["BoardView", "Summary", "player_view", "spectator_view", "summarize"]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """A position with every hidden card masked."""
+
+    variant: str
+    columns: tuple[tuple[str | None, ...], ...]
+    reserve_left: int
+    cells: tuple[str | None, ...]
+    foundations: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        """Return plain data for the wire (lists, strings, ints and ``None``)."""
+        return {
+            "variant": self.variant,
+            "columns": [list(col) for col in self.columns],
+            "reserve_left": self.reserve_left,
+            "cells": list(self.cells),
+            "foundations": list(self.foundations),
+        }
+
+
+def player_view(board: Board) -> BoardView:
+    """Return the player's view of ``board``: face-down cards and the stock masked."""
+    columns = tuple(
+        tuple(None if row < down else card_text(card) for row, card in enumerate(col))
+        for col, down in zip(board.columns, board.down, strict=True)
+    )
+    return BoardView(
+        variant=board.variant.name,
+        columns=columns,
+        reserve_left=len(board.stock),
+        cells=tuple(None if c == NO_CARD else card_text(c) for c in board.cells),
+        foundations=tuple(SUITS[suit] for suit in board.foundations),
+    )
+
+
+def spectator_view(board: Board) -> BoardView:
+    """Return a spectator's view of ``board``: exactly what its player sees, no more."""
+    return player_view(board)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Progress of one game at a glance, safe to show to anyone."""
+
+    score: int
+    runs: int
+    face_down_left: int
+    moves: int
+    reserve_left: int
+    state: str
+
+    def as_dict(self) -> dict[str, object]:
+        """Return plain data for the wire."""
+        return {
+            "score": self.score,
+            "runs": self.runs,
+            "face_down_left": self.face_down_left,
+            "moves": self.moves,
+            "reserve_left": self.reserve_left,
+            "state": self.state,
+        }
+
+
+def summarize(board: Board, elapsed_seconds: int, moves: int | None = None) -> Summary:
+    """Return the summary of ``board`` after ``elapsed_seconds`` of play.
+
+    ``moves`` is the count of moves made; by default the length of the move stack.
+    """
+    status = board.status()
+    won = status.value == "won"
+    return Summary(
+        score=score(board.runs, won, elapsed_seconds),
+        runs=board.runs,
+        face_down_left=board.face_down_left,
+        moves=len(board.move_stack) if moves is None else moves,
+        reserve_left=board.reserve_left,
+        state=status.value,
+    )
