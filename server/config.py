@@ -1,0 +1,129 @@
+"""Server configuration: command-line flags, each also settable by environment variable.
+
+Configuration is kept apart from running (as uvicorn does): :class:`Config` is a plain
+frozen value built by :func:`load_config`; nothing here opens a socket.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import platformdirs
+
+__all__ = ["Config", "build_parser", "load_config"]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Every setting of one server process."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str | None = None
+    data_dir: Path = Path(platformdirs.user_data_dir("scorpion-race"))
+    log_level: str = "info"
+    log_format: str = "json"
+    node_id: str = ""
+    countdown_seconds: float = 3.0
+    race_time_limit: float = 1800.0
+    grace_period: float = 60.0
+    queue_timeout: float = 120.0
+    quick_match_size: int = 2
+    message_credits: int = 60
+    credit_window: float = 10.0
+    spectator_credits: int = 20
+    rate_limit_strikes: int = 5
+    max_frame: int = 8192
+    send_queue: int = 64
+    ping_interval: float = 20.0
+    ping_timeout: float = 20.0
+    shutdown_timeout: float = 5.0
+    finished_game_ttl: float = 7 * 24 * 3600.0
+    room_ttl: float = 3600.0
+
+
+_HELP = {
+    "host": "address to listen on (loopback by default)",
+    "port": "TCP port for websockets and HTTP",
+    "redis_url": "Redis URL; without it a private embedded server is started",
+    "data_dir": "directory for the embedded server's append-only file",
+    "log_level": "debug, info, warning or error",
+    "log_format": "json (structured) or text",
+    "node_id": "name of this node in logs and metrics (default: host:port)",
+    "countdown_seconds": "countdown before a friend race starts",
+    "race_time_limit": "seconds after which a race ends",
+    "grace_period": "seconds a disconnected racer may take to come back",
+    "queue_timeout": "seconds a quick-match player waits before being told",
+    "quick_match_size": "players per quick-match race",
+    "message_credits": "messages a player may send per credit window",
+    "credit_window": "length of the credit window in seconds",
+    "spectator_credits": "messages a spectator may send per credit window",
+    "rate_limit_strikes": "rate-limited messages tolerated before closing with 1008",
+    "max_frame": "largest accepted frame in bytes",
+    "send_queue": "outgoing messages buffered per connection before it is resynced",
+    "ping_interval": "seconds between keepalive pings",
+    "ping_timeout": "seconds to wait for a pong",
+    "shutdown_timeout": "seconds to wait for connections to close on shutdown",
+    "finished_game_ttl": "seconds finished games are kept for replays",
+    "room_ttl": "seconds an idle room is kept",
+}
+
+
+def _env_name(name: str) -> str:
+    return "SCORPION_" + name.upper()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the ``scorpion-server`` argument parser (defaults come from the environment)."""
+    parser = argparse.ArgumentParser(
+        prog="scorpion-server",
+        description="Scorpion Race server. Every flag can also be set as SCORPION_<FLAG> in the environment.",
+    )
+    for item in fields(Config):
+        flag = "--" + item.name.replace("_", "-")
+        parser.add_argument(
+            flag, dest=item.name, default=None, help=f"{_HELP[item.name]} ({_env_name(item.name)})"
+        )
+    return parser
+
+
+def _convert(name: str, raw: str, default: object) -> object:
+    if name == "redis_url":
+        return raw or None
+    if isinstance(default, bool):
+        return raw.lower() in ("1", "true", "yes", "on")
+    if isinstance(default, int):
+        return int(raw)
+    if isinstance(default, float):
+        return float(raw)
+    if isinstance(default, Path):
+        return Path(raw).expanduser()
+    return raw
+
+
+def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    """Build the configuration from flags, then environment variables, then defaults."""
+    env = os.environ if environ is None else environ
+    args = build_parser().parse_args(argv)
+    defaults = Config()
+    values: dict[str, object] = {}
+    for item in fields(Config):
+        raw = getattr(args, item.name)
+        if raw is None:
+            raw = env.get(_env_name(item.name))
+        if raw is None:
+            continue
+        try:
+            values[item.name] = _convert(item.name, raw, getattr(defaults, item.name))
+        except ValueError:
+            raise SystemExit(f"scorpion-server: {item.name.replace('_', '-')} cannot be {raw!r}") from None
+    config = Config(**values)  # type: ignore[arg-type]
+    if config.log_format not in ("json", "text"):
+        raise SystemExit("scorpion-server: log-format is json or text")
+    if not 2 <= config.quick_match_size <= 8:
+        raise SystemExit("scorpion-server: quick-match-size is 2 to 8")
+    return config

@@ -1,0 +1,520 @@
+"""The one module that talks to Redis. Everything above it speaks in game terms.
+
+Keys (every key of one game shares the hash tag ``{g:ID}``, so each per-game script
+touches one Redis Cluster slot):
+
+==============================  ======  ==============================================
+key                             type    what it holds
+==============================  ======  ==============================================
+``player:ID``                   hash    name, created, current room and game
+``token:SHA256``                string  player id of a secret token (only hashes stored)
+``room:CODE``                   hash    host, variant, options, state, game, version
+``room:CODE:members``           list    player ids in join order
+``room:CODE:ready``             set     player ids that are ready
+``queue:VARIANT``               zset    waiting player ids by enqueue time (ms)
+``{g:ID}:meta``                 hash    variant, rule, number, salt, commitment, start,
+                                        state, options, roster, event version ``ver``
+``{g:ID}:p:PLAYER``             hash    racer status, summary, ``changed`` (the event
+                                        version of the racer's last board change)
+``{g:ID}:m:PLAYER``             list    the racer's move list (the current line)
+``{g:ID}:log``                  list    the game's events; entry i has version i + 1
+``live``                        zset    running game ids by start time (ms)
+==============================  ======  ==============================================
+
+Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|EVENT`` for every game event;
+``u:PLAYER`` carries direct notices to one player (match found, room updates).
+
+Every state change of a game is one Lua script call: it checks the expected state and
+version, changes the state, appends the event and publishes it in one atomic step, so
+two nodes (or two tabs) sending the same move apply it exactly once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.client import PubSub
+
+__all__ = [
+    "ActionOutcome",
+    "GameRecord",
+    "RacerRecord",
+    "Store",
+    "StoreError",
+    "game_channel",
+    "player_channel",
+]
+
+ROOM_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+ROOM_CODE_LENGTH = 6
+
+
+class StoreError(RuntimeError):
+    """Raise when a store operation is refused for a reason the caller must report."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _game_key(game_id: str, part: str) -> str:
+    return f"{{g:{game_id}}}:{part}"
+
+
+def game_channel(game_id: str) -> str:
+    """Return the pub/sub channel of a game's events."""
+    return _game_key(game_id, "ev")
+
+
+def player_channel(player_id: str) -> str:
+    """Return the pub/sub channel of direct notices to one player."""
+    return f"u:{player_id}"
+
+
+def _token_key(token: str) -> str:
+    return "token:" + hashlib.sha256(token.encode()).hexdigest()
+
+
+_ACT = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if state ~= 'racing' then return {'over', state or ''} end
+local changed = tonumber(redis.call('HGET', KEYS[2], 'changed') or '-1')
+if changed ~= tonumber(ARGV[2]) then return {'conflict', tostring(changed)} end
+local status = redis.call('HGET', KEYS[2], 'status')
+if status ~= 'racing' then return {'done', status or ''} end
+local current = tonumber(redis.call('HGET', KEYS[1], 'ver'))
+local seen = tonumber(ARGV[1])
+if seen < changed or seen > current then return {'stale', tostring(changed)} end
+local ver = current + 1
+redis.call('HSET', KEYS[1], 'ver', ver)
+if ARGV[3] == 'push' then
+  redis.call('RPUSH', KEYS[3], ARGV[4])
+elseif ARGV[3] == 'pop' then
+  redis.call('RPOP', KEYS[3])
+end
+redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 7))
+redis.call('RPUSH', KEYS[4], ARGV[5])
+redis.call('PUBLISH', ARGV[6], ver .. '|' .. ARGV[5])
+return {'ok', tostring(ver)}
+"""
+
+_SET_STATUS = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
+if redis.call('HGET', KEYS[2], 'status') ~= 'racing' then return 0 end
+local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
+redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 3))
+redis.call('RPUSH', KEYS[3], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[1])
+return ver
+"""
+
+_END = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
+local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
+redis.call('HSET', KEYS[1], 'state', 'ended', 'ended', ARGV[3], 'standings', ARGV[4])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[1])
+for i = 3, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('ZREM', 'live', ARGV[6])
+return ver
+"""
+
+_JOIN_ROOM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'no_such_room' end
+if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 'room_started' end
+local members = redis.call('LRANGE', KEYS[2], 0, -1)
+for _, m in ipairs(members) do if m == ARGV[1] then return 'ok' end end
+if #members >= tonumber(redis.call('HGET', KEYS[1], 'max_players')) then return 'room_full' end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return 'ok'
+"""
+
+_LEAVE_ROOM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'no_such_room' end
+local removed = redis.call('LREM', KEYS[2], 0, ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+if removed == 0 then return 'not_member' end
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+if redis.call('HGET', KEYS[1], 'host') == ARGV[1] then
+  local next = redis.call('LINDEX', KEYS[2], 0)
+  if next then redis.call('HSET', KEYS[1], 'host', next) else
+    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) return 'closed' end
+end
+return 'ok'
+"""
+
+_START_ROOM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'no_such_room' end
+if redis.call('HGET', KEYS[1], 'host') ~= ARGV[1] then return 'not_host' end
+if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 'room_started' end
+if redis.call('LLEN', KEYS[2]) < 2 then return 'not_enough_players' end
+redis.call('HSET', KEYS[1], 'state', 'starting', 'game', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+return 'ok'
+"""
+
+_MATCH = """
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then return {} end
+local popped = redis.call('ZPOPMIN', KEYS[1], ARGV[1])
+local ids = {}
+for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+return ids
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionOutcome:
+    """What the store did with a game action: ``ok`` with the new version, or why not."""
+
+    result: str
+    value: str
+
+    @property
+    def version(self) -> int:
+        """Return the new event version (only meaningful when ``result == 'ok'``)."""
+        return int(self.value)
+
+
+@dataclass(slots=True)
+class RacerRecord:
+    """One racer of a game as stored: status, summary fields and move list."""
+
+    player_id: str
+    name: str
+    status: str
+    changed: int
+    fields: dict[str, str]
+    moves: list[str]
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """A game as stored (the secret number and salt included: server-side only)."""
+
+    game_id: str
+    meta: dict[str, str]
+    racers: list[RacerRecord]
+
+    @property
+    def version(self) -> int:
+        """Return the game's current event version."""
+        return int(self.meta.get("ver", "0"))
+
+    @property
+    def roster(self) -> list[dict[str, str]]:
+        """Return the racers' ids and names in seat order."""
+        result: list[dict[str, str]] = json.loads(self.meta["roster"])
+        return result
+
+
+class Store:
+    """Game-level operations over one Redis connection pool."""
+
+    def __init__(self, url: str) -> None:
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(url, decode_responses=True)
+        self._act = self.redis.register_script(_ACT)
+        self._set_status = self.redis.register_script(_SET_STATUS)
+        self._end = self.redis.register_script(_END)
+        self._join_room = self.redis.register_script(_JOIN_ROOM)
+        self._leave_room = self.redis.register_script(_LEAVE_ROOM)
+        self._start_room = self.redis.register_script(_START_ROOM)
+        self._match = self.redis.register_script(_MATCH)
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        """Tell whether Redis answers."""
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
+
+    def pubsub(self) -> PubSub:
+        """Return a new pub/sub connection."""
+        return self.redis.pubsub(ignore_subscribe_messages=True)
+
+    # -- players ------------------------------------------------------------------------
+
+    async def create_player(self, name: str, now_ms: int) -> tuple[str, str]:
+        """Create an anonymous player; return its id and secret token."""
+        player_id = "p" + secrets.token_hex(8)
+        token = secrets.token_urlsafe(24)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(f"player:{player_id}", mapping={"name": name, "created": now_ms})
+            pipe.set(_token_key(token), player_id)
+            await pipe.execute()
+        return player_id, token
+
+    async def player_by_token(self, token: str) -> tuple[str, str] | None:
+        """Return the id and name of the player holding ``token``, or ``None``."""
+        player_id = await self.redis.get(_token_key(token))
+        if player_id is None:
+            return None
+        name = await self.redis.hget(f"player:{player_id}", "name")
+        if name is None:
+            return None
+        return player_id, name
+
+    async def rename_player(self, player_id: str, name: str) -> None:
+        """Change a player's display name."""
+        await self.redis.hset(f"player:{player_id}", "name", name)
+
+    async def player_places(self, player_id: str) -> dict[str, str]:
+        """Return the player's current ``room`` and ``game`` (absent fields when none)."""
+        values = await self.redis.hmget(f"player:{player_id}", ["room", "game"])
+        return {k: v for k, v in zip(("room", "game"), values, strict=True) if v}
+
+    async def set_player_place(
+        self, player_id: str, *, room: str | None = None, game: str | None = None
+    ) -> None:
+        """Record the room and game a player is in (an empty string clears one)."""
+        mapping: dict[Any, Any] = {k: v for k, v in (("room", room), ("game", game)) if v is not None}
+        if mapping:
+            await self.redis.hset(f"player:{player_id}", mapping=mapping)
+
+    async def notify(self, player_id: str, payload: Mapping[str, Any]) -> None:
+        """Publish a direct notice to one player on whichever node holds them."""
+        await self.redis.publish(player_channel(player_id), json.dumps(payload))
+
+    # -- rooms --------------------------------------------------------------------------
+
+    async def create_room(self, host: str, settings: Mapping[Any, Any], ttl_ms: int) -> str:
+        """Create a room hosted by ``host``; return its code."""
+        for _ in range(20):
+            code = "".join(secrets.choice(ROOM_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
+            created = await self.redis.hsetnx(f"room:{code}", "host", host)
+            if not created:
+                continue
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hset(f"room:{code}", mapping={**settings, "state": "open", "ver": 1})
+                pipe.rpush(f"room:{code}:members", host)
+                for key in (f"room:{code}", f"room:{code}:members"):
+                    pipe.pexpire(key, ttl_ms)
+                await pipe.execute()
+            return code
+        raise StoreError("internal", "could not allocate a room code")
+
+    async def room(self, code: str) -> dict[str, Any] | None:
+        """Return a room's settings, members and ready set, or ``None``."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(f"room:{code}")
+            pipe.lrange(f"room:{code}:members", 0, -1)
+            pipe.smembers(f"room:{code}:ready")
+            info, members, ready = await pipe.execute()
+        if not info:
+            return None
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for member in members:
+                pipe.hget(f"player:{member}", "name")
+            display = [name or "?" for name in await pipe.execute()]
+        return {"code": code, **info, "members": members, "names": display, "ready": sorted(ready)}
+
+    async def join_room(self, code: str, player_id: str, ttl_ms: int) -> None:
+        """Add a player to an open room, or raise :class:`StoreError`."""
+        keys = [f"room:{code}", f"room:{code}:members", f"room:{code}:ready"]
+        result = await self._join_room(keys=keys, args=[player_id, ttl_ms])
+        if result != "ok":
+            raise StoreError(result, _ROOM_REASONS.get(result, result))
+
+    async def leave_room(self, code: str, player_id: str) -> str:
+        """Remove a player from a room; return ``ok``, ``closed`` (now empty) or why not."""
+        keys = [f"room:{code}", f"room:{code}:members", f"room:{code}:ready"]
+        result: str = await self._leave_room(keys=keys, args=[player_id])
+        return result
+
+    async def set_ready(self, code: str, player_id: str, ready: bool) -> None:
+        """Mark a room member ready or not."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            if ready:
+                pipe.sadd(f"room:{code}:ready", player_id)
+            else:
+                pipe.srem(f"room:{code}:ready", player_id)
+            pipe.hincrby(f"room:{code}", "ver", 1)
+            await pipe.execute()
+
+    async def start_room(self, code: str, host: str, game_id: str) -> None:
+        """Move an open room to ``starting`` with ``game_id``, or raise :class:`StoreError`."""
+        keys = [f"room:{code}", f"room:{code}:members"]
+        result = await self._start_room(keys=keys, args=[host, game_id])
+        if result != "ok":
+            raise StoreError(result, _ROOM_REASONS.get(result, result))
+
+    async def set_room_state(self, code: str, state: str) -> None:
+        """Set a room's state (``open``, ``starting``, ``racing``, ``ended``)."""
+        await self.redis.hset(f"room:{code}", mapping={"state": state})
+        await self.redis.hincrby(f"room:{code}", "ver", 1)
+
+    # -- quick match --------------------------------------------------------------------
+
+    async def enqueue(self, variant: str, player_id: str, now_ms: int) -> None:
+        """Put a player in the quick-match queue of ``variant`` (keeping an earlier place)."""
+        await self.redis.zadd(f"queue:{variant}", {player_id: now_ms}, nx=True)
+
+    async def dequeue(self, variant: str, player_id: str) -> bool:
+        """Take a player out of the queue; tell whether they were in it."""
+        return bool(await self.redis.zrem(f"queue:{variant}", player_id))
+
+    async def match(self, variant: str, size: int) -> list[str]:
+        """Pop the ``size`` longest-waiting players of ``variant`` if that many wait."""
+        result: list[str] = await self._match(keys=[f"queue:{variant}"], args=[size])
+        return result
+
+    # -- games --------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        game_id: str,
+        meta: Mapping[Any, Any],
+        racers: Sequence[tuple[str, str]],
+        first_event: str,
+        summary: Mapping[Any, Any],
+    ) -> None:
+        """Store a new running game with its racers and publish its first event (version 1)."""
+        roster = json.dumps([{"id": pid, "name": name} for pid, name in racers])
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                _game_key(game_id, "meta"), mapping={**meta, "roster": roster, "state": "racing", "ver": 1}
+            )
+            for pid, name in racers:
+                pipe.hset(
+                    _game_key(game_id, f"p:{pid}"),
+                    mapping={"name": name, "status": "racing", "changed": 1, **dict(summary)},
+                )
+                pipe.hset(f"player:{pid}", "game", game_id)
+            pipe.rpush(_game_key(game_id, "log"), first_event)
+            pipe.zadd("live", {game_id: int(meta["start"])})
+            pipe.publish(game_channel(game_id), "1|" + first_event)
+            await pipe.execute()
+
+    async def game(self, game_id: str) -> GameRecord | None:
+        """Return a stored game with every racer's record, or ``None``."""
+        meta: dict[str, str] = await self.redis.hgetall(_game_key(game_id, "meta"))  # type: ignore[assignment]
+        if not meta:
+            return None
+        roster = json.loads(meta["roster"])
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for racer in roster:
+                pipe.hgetall(_game_key(game_id, f"p:{racer['id']}"))
+                pipe.lrange(_game_key(game_id, f"m:{racer['id']}"), 0, -1)
+            replies = await pipe.execute()
+        racers = []
+        for index, racer in enumerate(roster):
+            fields, moves = replies[2 * index], replies[2 * index + 1]
+            racers.append(
+                RacerRecord(
+                    player_id=racer["id"],
+                    name=racer["name"],
+                    status=fields.get("status", "racing"),
+                    changed=int(fields.get("changed", "1")),
+                    fields=fields,
+                    moves=moves,
+                )
+            )
+        return GameRecord(game_id, meta, racers)
+
+    async def racer(self, game_id: str, player_id: str) -> RacerRecord | None:
+        """Return one racer's record, or ``None``."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(_game_key(game_id, f"p:{player_id}"))
+            pipe.lrange(_game_key(game_id, f"m:{player_id}"), 0, -1)
+            fields, moves = await pipe.execute()
+        if not fields:
+            return None
+        return RacerRecord(
+            player_id, fields.get("name", ""), fields["status"], int(fields["changed"]), fields, moves
+        )
+
+    async def act(
+        self,
+        game_id: str,
+        player_id: str,
+        *,
+        seen_version: int,
+        based_on: int,
+        op: str,
+        move: str,
+        event: str,
+        fields: Mapping[Any, Any],
+    ) -> ActionOutcome:
+        """Commit one racer's action in one round trip.
+
+        The script checks that the game is running, that the racer's board is still the
+        one the caller validated against (``based_on``, else ``conflict``: reload and
+        retry), and that the client had seen the racer's latest change (``seen_version``,
+        else ``stale``); then it pushes or pops the move list, stores the new summary,
+        bumps the version, appends ``event`` and publishes it.
+        """
+        keys = [
+            _game_key(game_id, "meta"),
+            _game_key(game_id, f"p:{player_id}"),
+            _game_key(game_id, f"m:{player_id}"),
+            _game_key(game_id, "log"),
+        ]
+        flat: list[str | int] = []
+        for key, value in fields.items():
+            flat.extend((key, value))
+        args = [seen_version, based_on, op, move, event, game_channel(game_id), *flat]
+        result, value = await self._act(keys=keys, args=args)
+        return ActionOutcome(result, value)
+
+    async def set_racer_status(
+        self, game_id: str, player_id: str, event: str, fields: Mapping[Any, Any]
+    ) -> int:
+        """Change a running racer's status (e.g. ``left``); return the new version or 0."""
+        keys = [_game_key(game_id, "meta"), _game_key(game_id, f"p:{player_id}"), _game_key(game_id, "log")]
+        flat: list[str | int] = []
+        for key, value in fields.items():
+            flat.extend((key, value))
+        version: int = await self._set_status(keys=keys, args=[event, game_channel(game_id), *flat])
+        return version
+
+    async def end_game(
+        self,
+        game_id: str,
+        racer_ids: Sequence[str],
+        event: str,
+        ended_ms: int,
+        standings: str,
+        keep_ms: int,
+    ) -> int:
+        """End a running game exactly once; return the final version, or 0 if already ended."""
+        keys = [_game_key(game_id, "meta"), _game_key(game_id, "log")]
+        for pid in racer_ids:
+            keys.append(_game_key(game_id, f"p:{pid}"))
+            keys.append(_game_key(game_id, f"m:{pid}"))
+        version: int = await self._end(
+            keys=keys, args=[event, game_channel(game_id), ended_ms, standings, keep_ms, game_id]
+        )
+        return version
+
+    async def events(self, game_id: str, after: int) -> list[tuple[int, str]]:
+        """Return the game's events with versions greater than ``after``, in order."""
+        entries: list[str] = await self.redis.lrange(_game_key(game_id, "log"), after, -1)  # type: ignore[assignment]
+        return [(after + 1 + index, entry) for index, entry in enumerate(entries)]
+
+    async def live_games(self, limit: int = 200) -> list[str]:
+        """Return the ids of running games, oldest first."""
+        result: list[str] = await self.redis.zrange("live", 0, limit - 1)  # type: ignore[assignment]
+        return result
+
+
+_ROOM_REASONS = {
+    "no_such_room": "no room has that code",
+    "room_started": "that room's race has already started",
+    "room_full": "that room is full",
+    "not_host": "only the room's host can start the race",
+    "not_enough_players": "a race needs at least two players in the room",
+}

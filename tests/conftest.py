@@ -1,0 +1,101 @@
+"""Shared fixtures: a real Redis-compatible server started by the suite itself."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.embedded import find_server_binary
+from server.lifeline import die_with_parent
+
+
+class RedisServer:
+    """A private valkey/redis server on a unix socket, for one test session."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.socket = directory / "redis.sock"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket}"
+
+    def start(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            [
+                find_server_binary(),
+                "--port", "0",
+                "--unixsocket", str(self.socket),
+                "--unixsocketperm", "700",
+                "--dir", str(self.directory),
+                "--save", "",
+                "--appendonly", "no",
+                "--loglevel", "warning",
+                "--logfile", str(self.directory / "redis.log"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent,
+        )
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if self.socket.exists() and self._ping():
+                return
+            if self.process.poll() is not None:
+                raise RuntimeError((self.directory / "redis.log").read_text(errors="replace"))
+            time.sleep(0.05)
+        raise RuntimeError("the test Redis server did not start")
+
+    def _ping(self) -> bool:
+        import socket
+
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(1)
+                sock.connect(str(self.socket))
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def flush(self) -> None:
+        import socket
+
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(str(self.socket))
+            sock.sendall(b"FLUSHALL\r\n")
+            sock.recv(16)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """Start one real Redis-compatible server for the session."""
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+    shutil.rmtree(server.directory, ignore_errors=True)
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """Return the URL of an empty Redis database for one test."""
+    redis_server.flush()
+    return redis_server.url
