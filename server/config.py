@@ -44,6 +44,7 @@ class Config:
     shutdown_timeout: float = 5.0
     finished_game_ttl: float = 7 * 24 * 3600.0
     room_ttl: float = 3600.0
+    test_deals: str = ""
 
 
 _HELP = {
@@ -70,6 +71,7 @@ _HELP = {
     "shutdown_timeout": "seconds to wait for connections to close on shutdown",
     "finished_game_ttl": "seconds finished games are kept for replays",
     "room_ttl": "seconds an idle room is kept",
+    "test_deals": "comma-separated deal numbers used in turn instead of secret ones (tests and demos only)",
 }
 
 

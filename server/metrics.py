@@ -36,6 +36,7 @@ class Metrics:
             ["code"],
             registry=self.registry,
         )
+        self.resyncs = Counter("scorpion_resyncs", "Slow connections resynced", registry=self.registry)
         self.spectators = Gauge(
             "scorpion_spectators", "Spectators connected to this node", registry=self.registry
         )

@@ -19,6 +19,7 @@ key                             type    what it holds
 ``{g:ID}:m:PLAYER``             list    the racer's move list (the current line)
 ``{g:ID}:log``                  list    the game's events; entry i has version i + 1
 ``live``                        zset    running game ids by start time (ms)
+``online:PLAYER``               string  open connections of a player, across nodes
 ==============================  ======  ==============================================
 
 Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|EVENT`` for every game event;
@@ -88,7 +89,7 @@ if state ~= 'racing' then return {'over', state or ''} end
 local changed = tonumber(redis.call('HGET', KEYS[2], 'changed') or '-1')
 if changed ~= tonumber(ARGV[2]) then return {'conflict', tostring(changed)} end
 local status = redis.call('HGET', KEYS[2], 'status')
-if status ~= 'racing' then return {'done', status or ''} end
+if status ~= 'playing' then return {'done', status or ''} end
 local current = tonumber(redis.call('HGET', KEYS[1], 'ver'))
 local seen = tonumber(ARGV[1])
 if seen < changed or seen > current then return {'stale', tostring(changed)} end
@@ -107,7 +108,7 @@ return {'ok', tostring(ver)}
 
 _SET_STATUS = """
 if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
-if redis.call('HGET', KEYS[2], 'status') ~= 'racing' then return 0 end
+if redis.call('HGET', KEYS[2], 'status') ~= 'playing' then return 0 end
 local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
 redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 3))
 redis.call('RPUSH', KEYS[3], ARGV[1])
@@ -391,7 +392,7 @@ class Store:
             for pid, name in racers:
                 pipe.hset(
                     _game_key(game_id, f"p:{pid}"),
-                    mapping={"name": name, "status": "racing", "changed": 1, **dict(summary)},
+                    mapping={"name": name, "status": "playing", "changed": 1, **dict(summary)},
                 )
                 pipe.hset(f"player:{pid}", "game", game_id)
             pipe.rpush(_game_key(game_id, "log"), first_event)
@@ -417,7 +418,7 @@ class Store:
                 RacerRecord(
                     player_id=racer["id"],
                     name=racer["name"],
-                    status=fields.get("status", "racing"),
+                    status=fields.get("status", "playing"),
                     changed=int(fields.get("changed", "1")),
                     fields=fields,
                     moves=moves,
@@ -504,6 +505,15 @@ class Store:
         """Return the game's events with versions greater than ``after``, in order."""
         entries: list[str] = await self.redis.lrange(_game_key(game_id, "log"), after, -1)  # type: ignore[assignment]
         return [(after + 1 + index, entry) for index, entry in enumerate(entries)]
+
+    async def presence(self, player_id: str, delta: int) -> int:
+        """Add ``delta`` to a player's count of open connections (all nodes); return it."""
+        key = f"online:{player_id}"
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.incrby(key, delta)
+            pipe.expire(key, 24 * 3600)
+            count, _ = await pipe.execute()
+        return int(count)
 
     async def live_games(self, limit: int = 200) -> list[str]:
         """Return the ids of running games, oldest first."""

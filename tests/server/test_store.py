@@ -25,10 +25,12 @@ async def make_game(store: Store, game_id: str = "g1") -> None:
 async def test_a_move_applies_once_and_the_same_move_again_is_stale(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    first = await store.act("g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5",
-                            event="{}", fields={"score": 0})
-    second = await store.act("g1", "pa", seen_version=1, based_on=2, op="push", move="7H:2-5",
-                             event="{}", fields={"score": 0})
+    first = await store.act(
+        "g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={"score": 0}
+    )
+    second = await store.act(
+        "g1", "pa", seen_version=1, based_on=2, op="push", move="7H:2-5", event="{}", fields={"score": 0}
+    )
     assert (first.result, first.version) == ("ok", 2)
     assert second.result == "stale"
     record = await store.game("g1")
@@ -41,10 +43,12 @@ async def test_a_move_applies_once_and_the_same_move_again_is_stale(redis_url: s
 async def test_concurrent_identical_moves_commit_exactly_one(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    outcomes = await asyncio.gather(*(
-        store.act("g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={})
-        for _ in range(10)
-    ))
+    outcomes = await asyncio.gather(
+        *(
+            store.act("g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={})
+            for _ in range(10)
+        )
+    )
     assert sorted(o.result for o in outcomes).count("ok") == 1
     racer = await store.racer("g1", "pa")
     assert racer is not None and racer.moves == ["7H:2-5"]
@@ -54,8 +58,12 @@ async def test_concurrent_identical_moves_commit_exactly_one(redis_url: str) -> 
 async def test_other_racers_moves_do_not_make_a_move_stale(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    bob = await store.act("g1", "pb", seen_version=1, based_on=1, op="push", move="KS:3-4", event="{}", fields={})
-    ann = await store.act("g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={})
+    bob = await store.act(
+        "g1", "pb", seen_version=1, based_on=1, op="push", move="KS:3-4", event="{}", fields={}
+    )
+    ann = await store.act(
+        "g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={}
+    )
     assert bob.result == ann.result == "ok"
     assert (bob.version, ann.version) == (2, 3)
     await store.close()
@@ -65,8 +73,9 @@ async def test_a_node_with_an_outdated_board_gets_a_conflict(redis_url: str) -> 
     store = Store(redis_url)
     await make_game(store)
     await store.act("g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={})
-    outcome = await store.act("g1", "pa", seen_version=2, based_on=1, op="push", move="8H:1-2",
-                              event="{}", fields={})
+    outcome = await store.act(
+        "g1", "pa", seen_version=2, based_on=1, op="push", move="8H:1-2", event="{}", fields={}
+    )
     assert (outcome.result, outcome.value) == ("conflict", "2")
     await store.close()
 
@@ -74,7 +83,9 @@ async def test_a_node_with_an_outdated_board_gets_a_conflict(redis_url: str) -> 
 async def test_undo_pops_the_move_list_and_events_are_versioned(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    await store.act("g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event='{"n":2}', fields={})
+    await store.act(
+        "g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event='{"n":2}', fields={}
+    )
     await store.act("g1", "pa", seen_version=2, based_on=2, op="pop", move="", event='{"n":3}', fields={})
     racer = await store.racer("g1", "pa")
     assert racer is not None and racer.moves == []
@@ -89,7 +100,9 @@ async def test_a_game_ends_exactly_once_and_refuses_later_moves(redis_url: str) 
     first = await store.end_game("g1", ["pa", "pb"], '{"type":"race_ended"}', 5000, "[]", 60_000)
     second = await store.end_game("g1", ["pa", "pb"], '{"type":"race_ended"}', 5000, "[]", 60_000)
     assert (first, second) == (2, 0)
-    late = await store.act("g1", "pa", seen_version=2, based_on=1, op="push", move="7H:2-5", event="{}", fields={})
+    late = await store.act(
+        "g1", "pa", seen_version=2, based_on=1, op="push", move="7H:2-5", event="{}", fields={}
+    )
     assert late.result == "over"
     assert await store.live_games() == []
     await store.close()

@@ -1,0 +1,78 @@
+"""``scorpion-server``: run one node until SIGTERM or SIGINT, with structured logs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+import sys
+import time
+from collections.abc import Sequence
+
+from .app import ScorpionServer
+from .config import Config, load_config
+
+__all__ = ["JsonFormatter", "main", "run"]
+
+_STANDARD = set(vars(logging.makeLogRecord({})))
+
+
+class JsonFormatter(logging.Formatter):
+    """Format log records as one JSON object a line, extra fields included."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        data = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                data[key] = value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+        if record.exc_info:
+            data["exc"] = self.formatException(record.exc_info)
+        return json.dumps(data)
+
+
+def _setup_logging(config: Config) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if config.log_format == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(config.log_level.upper())
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+
+
+async def run(config: Config) -> None:
+    """Start a node, print where it listens, serve until a stop signal, shut down gracefully."""
+    server = ScorpionServer(config)
+    await server.start()
+    print(f"scorpion-server listening on ws://{config.host}:{server.port}/ (node {server.node})", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.shutdown()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``scorpion-server`` and return its exit code."""
+    config = load_config(argv)
+    _setup_logging(config)
+    try:
+        asyncio.run(run(config))
+    except RuntimeError as exc:
+        print(f"scorpion-server: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,568 @@
+"""Races: the node's view of running games, the move path and per-recipient projections.
+
+A node keeps, for each game one of its clients is in, a :class:`LiveGame`: the game's
+settings and, per racer, a :class:`~protocol.game.Board` rebuilt from the racer's move list
+in Redis. Those boards are caches: a racer's board is validated against locally, committed
+through :meth:`Store.act`, and reloaded whenever the store says another node changed it.
+
+Events are stored once, in a neutral form (never a face-down card, never the deal number
+before the end), and projected per recipient: a racer sees their own board and only the
+progress of the others; a spectator sees every board as a spectator view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.error import ErrorCode, ProtocolError
+from protocol.game import (
+    DEAL,
+    Board,
+    IllegalMove,
+    Move,
+    ReserveRule,
+    Status,
+    draw_competitive_number,
+    hints,
+    move_from_text,
+    move_json,
+    move_text,
+    player_view,
+    score,
+    spectator_view,
+    summarize,
+)
+from protocol.message import (
+    Accepted,
+    Hints,
+    Message,
+    Options,
+    Progress,
+    RaceEnded,
+    Racer,
+    RacerBoard,
+    RacerProgress,
+    RaceStarted,
+    Snapshot,
+    SpectateEvent,
+    SpectatorSnapshot,
+    Standing,
+    deal_commitment,
+)
+
+from .store import Store
+
+__all__ = ["LiveGame", "RaceService", "project"]
+
+log = logging.getLogger("scorpion.race")
+
+DONE = ("finished", "stuck", "resigned", "left")
+
+
+def now_ms() -> int:
+    """Return the server's wall clock in milliseconds."""
+    return int(time.time() * 1000)
+
+
+@dataclass
+class LiveGame:
+    """What a node knows of one game (rebuildable from Redis at any time)."""
+
+    game_id: str
+    variant: str
+    rule: ReserveRule
+    options: Options
+    start: int
+    number: int
+    salt: str
+    commitment: str
+    roster: list[tuple[str, str]]
+    room: str | None
+    time_limit_ms: int
+    version: int = 0
+    ended: bool = False
+    boards: dict[str, Board | None] = field(default_factory=dict)
+    changed: dict[str, int] = field(default_factory=dict)
+    status: dict[str, str] = field(default_factory=dict)
+    summary: dict[str, dict[str, Any]] = field(default_factory=dict)
+    finished_ms: dict[str, int] = field(default_factory=dict)
+    locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+    listeners: set[Any] = field(default_factory=set)
+    timer: asyncio.Task[None] | None = None
+
+    def racer_ids(self) -> list[str]:
+        """Return the racers' ids in seat order."""
+        return [pid for pid, _ in self.roster]
+
+    def name_of(self, player_id: str) -> str:
+        """Return a racer's display name."""
+        return dict(self.roster).get(player_id, "?")
+
+    def elapsed_seconds(self, at_ms: int) -> int:
+        """Return whole seconds from the start to ``at_ms`` (never negative)."""
+        return max(0, (at_ms - self.start) // 1000)
+
+    def racers(self) -> tuple[Racer, ...]:
+        """Return the roster as wire records."""
+        return tuple(Racer(player=pid, name=name) for pid, name in self.roster)
+
+
+def _fields(summary: dict[str, Any], status: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"summary": json.dumps(summary), "status": status}
+    if extra:
+        out.update(extra)
+    return out
+
+
+def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | None) -> Message | None:
+    """Return what ``viewer`` (a racer's id, or ``None`` for a spectator) receives of an event."""
+    kind = event["type"]
+    if kind == "race_started":
+        if viewer is None:
+            return None
+        return RaceStarted(
+            game=game.game_id,
+            v=version,
+            variant=game.variant,
+            options=game.options,
+            start=game.start,
+            commitment=game.commitment,
+            view=event["view"],
+            roster=game.racers(),
+            room=game.room,
+        )
+    if kind in ("move", "status"):
+        player = event["player"]
+        if viewer is None:
+            return SpectateEvent(
+                game=game.game_id,
+                v=version,
+                player=player,
+                view=event["view"],
+                summary=event["summary"],
+                status=event["status"],
+            )
+        if viewer == player:
+            return Accepted(
+                game=game.game_id,
+                v=version,
+                view=event["view"],
+                summary=event["summary"],
+                status=event["status"],
+            )
+        return Progress(
+            game=game.game_id, v=version, player=player, summary=event["summary"], status=event["status"]
+        )
+    if kind == "race_ended":
+        return RaceEnded(
+            game=game.game_id,
+            v=version,
+            standings=tuple(Standing(**s) for s in event["standings"]),
+            number=event["number"],
+            salt=event["salt"],
+        )
+    return None
+
+
+class RaceService:
+    """Start races, apply racers' actions, end races; all state goes through the store."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        node: str,
+        time_limit: float,
+        keep_finished: float,
+        on_game_loaded: Callable[[LiveGame], Any] | None = None,
+        on_race_done: Callable[[LiveGame, list[dict[str, Any]]], Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.node = node
+        self.time_limit_ms = int(time_limit * 1000)
+        self.keep_ms = int(keep_finished * 1000)
+        self.games: dict[str, LiveGame] = {}
+        self.on_game_loaded = on_game_loaded
+        self.on_race_done = on_race_done
+        self._loading: dict[str, asyncio.Future[LiveGame | None]] = {}
+
+    # -- starting -----------------------------------------------------------------------
+
+    async def start_race(
+        self,
+        racers: list[tuple[str, str]],
+        variant: str,
+        options: Options,
+        room: str | None = None,
+        game_id: str | None = None,
+        number: int | None = None,
+    ) -> str:
+        """Create a race on a fresh secret deal and publish its first event; return its id."""
+        game_id = game_id or "g" + secrets.token_hex(8)
+        number = number if number is not None else draw_competitive_number()
+        salt = secrets.token_hex(16)
+        rule = ReserveRule.parse(options.reserve_rule)
+        board = Board.new(variant, number, rule)
+        start = now_ms()
+        opening = player_view(board).as_dict()
+        summary = summarize(board, 0).as_dict()
+        meta = {
+            "variant": variant,
+            "rule": rule.value,
+            "number": str(number),
+            "salt": salt,
+            "commitment": deal_commitment(number, salt),
+            "start": start,
+            "options": json.dumps(options.to_dict()),
+            "room": room or "",
+            "limit": self.time_limit_ms,
+        }
+        event = json.dumps({"type": "race_started", "view": opening})
+        await self.store.create_game(game_id, meta, racers, event, _fields(summary, "playing"))
+        return game_id
+
+    # -- loading ------------------------------------------------------------------------
+
+    async def load(self, game_id: str) -> LiveGame | None:
+        """Return the node's live copy of a game, loading it from the store when needed."""
+        game = self.games.get(game_id)
+        if game is not None:
+            return game
+        pending = self._loading.get(game_id)
+        if pending is not None:
+            return await pending
+        future: asyncio.Future[LiveGame | None] = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = future
+        try:
+            game = await self._fetch(game_id)
+            if game is not None:
+                self.games[game_id] = game
+                if self.on_game_loaded:
+                    self.on_game_loaded(game)
+            future.set_result(game)
+            return game
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved
+            raise
+        finally:
+            del self._loading[game_id]
+
+    async def _fetch(self, game_id: str) -> LiveGame | None:
+        record = await self.store.game(game_id)
+        if record is None:
+            return None
+        meta = record.meta
+        game = LiveGame(
+            game_id=game_id,
+            variant=meta["variant"],
+            rule=ReserveRule.parse(meta["rule"]),
+            options=Options.from_dict(json.loads(meta["options"])),
+            start=int(meta["start"]),
+            number=int(meta["number"]),
+            salt=meta["salt"],
+            commitment=meta["commitment"],
+            roster=[(r["id"], r["name"]) for r in record.roster],
+            room=meta.get("room") or None,
+            time_limit_ms=int(meta.get("limit", self.time_limit_ms)),
+            version=record.version,
+            ended=meta.get("state") != "racing",
+        )
+        for racer in record.racers:
+            game.boards[racer.player_id] = None
+            game.changed[racer.player_id] = racer.changed
+            game.status[racer.player_id] = racer.status
+            game.summary[racer.player_id] = json.loads(racer.fields.get("summary", "{}"))
+            if "finished" in racer.fields:
+                game.finished_ms[racer.player_id] = int(racer.fields["finished"])
+            game.locks[racer.player_id] = asyncio.Lock()
+        return game
+
+    async def board_of(self, game: LiveGame, player_id: str) -> Board:
+        """Return a racer's board, rebuilding it from the stored move list when not cached."""
+        board = game.boards.get(player_id)
+        if board is not None:
+            return board
+        racer = await self.store.racer(game.game_id, player_id)
+        if racer is None:
+            raise ProtocolError(ErrorCode.INTERNAL, "the racer's record is missing")
+        board = Board.new(game.variant, game.number, game.rule)
+        for text in racer.moves:
+            if text == "undo":
+                board.pop()
+            else:
+                board.push(move_from_text(text))
+        game.boards[player_id] = board
+        game.changed[player_id] = racer.changed
+        game.status[player_id] = racer.status
+        return board
+
+    def note_event(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
+        """Update the node's copy of a game from an event published by any node."""
+        game.version = max(game.version, version)
+        player = event.get("player")
+        if player is not None and event["type"] in ("move", "status"):
+            if game.changed.get(player, 0) < version and not str(event.get("origin", "")).startswith(
+                self.node + "/"
+            ):
+                game.boards[player] = None  # another node changed it: rebuild on next use
+            game.changed[player] = max(game.changed.get(player, 0), version)
+            game.status[player] = event["status"]
+            game.summary[player] = event["summary"]
+        elif event["type"] == "race_ended":
+            game.ended = True
+
+    # -- the move path ------------------------------------------------------------------
+
+    async def act(
+        self, game_id: str, player_id: str, kind: str, seen: int, move: Move | None = None, origin: str = ""
+    ) -> Message:
+        """Apply one racer action (``move``, ``deal``, ``undo``, ``resign``, ``hint``); return the answer."""
+        game = await self.load(game_id)
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {game_id!r}")
+        if player_id not in game.status:
+            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "you are not racing in that game")
+        if game.ended:
+            raise ProtocolError(ErrorCode.GAME_OVER, "that race is over")
+        async with game.locks[player_id]:
+            for _attempt in range(3):
+                board = await self.board_of(game, player_id)
+                if game.status[player_id] != "playing":
+                    raise ProtocolError(
+                        ErrorCode.GAME_OVER, f"your race is over: you {game.status[player_id]}"
+                    )
+                if kind == "hint":
+                    return self._hint(game, board, seen)
+                answer = await self._commit(game, player_id, board, kind, seen, move, origin)
+                if answer is not None:
+                    return answer
+                game.boards[player_id] = None  # conflict: another node moved this board
+            raise ProtocolError(ErrorCode.INTERNAL, "the move could not be committed; try again")
+
+    def _hint(self, game: LiveGame, board: Board, seen: int) -> Message:
+        if not game.options.hints:
+            raise ProtocolError(ErrorCode.HINTS_FORBIDDEN, "this race does not allow hints")
+        return Hints(game=game.game_id, v=game.version, moves=tuple(move_json(m) for m in hints(board)[:64]))
+
+    async def _commit(
+        self,
+        game: LiveGame,
+        player_id: str,
+        board: Board,
+        kind: str,
+        seen: int,
+        move: Move | None,
+        origin: str,
+    ) -> Message | None:
+        now = now_ms()
+        elapsed = game.elapsed_seconds(now)
+        if kind == "resign":
+            status, op, text = "resigned", "none", ""
+        elif kind == "undo":
+            if not game.options.undo:
+                raise ProtocolError(ErrorCode.UNDO_FORBIDDEN, "this race does not allow undo")
+            if not board.move_stack:
+                raise ProtocolError(ErrorCode.ILLEGAL_MOVE, "there is no move to undo")
+            op, text = "push", "undo"
+        else:
+            chosen = DEAL if kind == "deal" else move
+            assert chosen is not None
+            try:
+                board.play(chosen)
+            except IllegalMove as exc:
+                raise ProtocolError(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
+            board.pop()
+            op, text = "push", move_text(chosen)
+        undo_token = None
+        if kind == "undo":
+            undo_token = board.pop()
+        elif kind in ("move", "deal"):
+            board.push(DEAL if kind == "deal" else move)  # type: ignore[arg-type]
+        state = board.status()
+        if kind != "resign":
+            status = {Status.WON: "finished", Status.STUCK: "stuck"}.get(state, "playing")
+        summary = summarize(board, elapsed).as_dict()
+        view = player_view(board).as_dict()
+        extra = {"finished": now} if status in DONE else {}
+        event = json.dumps(
+            {
+                "type": "move" if kind != "resign" else "status",
+                "player": player_id,
+                "action": kind,
+                "move": text,
+                "view": view,
+                "summary": summary,
+                "status": status,
+                "origin": origin or self.node + "/",
+            }
+        )
+        outcome = await self.store.act(
+            game.game_id,
+            player_id,
+            seen_version=seen,
+            based_on=game.changed[player_id],
+            op=op,
+            move=text,
+            event=event,
+            fields=_fields(summary, status, extra),
+        )
+        if outcome.result != "ok":
+            # Put the cached board back as it was before this attempt.
+            if kind == "undo" and undo_token is not None:
+                board.push(undo_token)
+            elif kind in ("move", "deal"):
+                board.pop()
+        if outcome.result == "conflict":
+            return None
+        if outcome.result == "stale":
+            raise ProtocolError(
+                ErrorCode.STALE_VERSION,
+                f"your board changed at version {outcome.value}; you sent {seen}. Resume to catch up.",
+            )
+        if outcome.result in ("over", "done"):
+            raise ProtocolError(ErrorCode.GAME_OVER, "your race is over")
+        version = outcome.version
+        game.version = max(game.version, version)
+        game.changed[player_id] = version
+        game.status[player_id] = status
+        game.summary[player_id] = summary
+        if status in DONE:
+            game.finished_ms[player_id] = now
+            if all(game.status[pid] in DONE for pid in game.racer_ids()):
+                asyncio.get_running_loop().create_task(self.end_race(game.game_id))
+        return Accepted(game=game.game_id, v=version, view=view, summary=summary, status=status)
+
+    async def mark_left(self, game_id: str, player_id: str) -> None:
+        """Mark a racer who stayed away past the grace period as having left."""
+        game = await self.load(game_id)
+        if game is None or game.ended or game.status.get(player_id) != "playing":
+            return
+        board = await self.board_of(game, player_id)
+        now = now_ms()
+        summary = summarize(board, game.elapsed_seconds(now)).as_dict()
+        event = json.dumps(
+            {
+                "type": "status",
+                "player": player_id,
+                "action": "left",
+                "move": "",
+                "view": player_view(board).as_dict(),
+                "summary": summary,
+                "status": "left",
+                "origin": self.node + "/",
+            }
+        )
+        version = await self.store.set_racer_status(
+            game_id, player_id, event, _fields(summary, "left", {"finished": now})
+        )
+        if version:
+            game.status[player_id] = "left"
+            game.finished_ms[player_id] = now
+            if all(game.status[pid] in DONE for pid in game.racer_ids()):
+                await self.end_race(game_id)
+
+    # -- ending -------------------------------------------------------------------------
+
+    async def end_race(self, game_id: str) -> None:
+        """End a race (once across all nodes): standings, reveal the deal, keep the log."""
+        game = await self.load(game_id)
+        if game is None or game.ended:
+            return
+        record = await self.store.game(game_id)
+        if record is None or record.meta.get("state") != "racing":
+            return
+        now = now_ms()
+        rows = []
+        for racer in record.racers:
+            summary = json.loads(racer.fields.get("summary", "{}"))
+            finished = int(racer.fields.get("finished", now))
+            elapsed = game.elapsed_seconds(min(finished, game.start + game.time_limit_ms))
+            won = racer.status == "finished"
+            points = score(int(summary.get("runs", 0)), won, elapsed)
+            rows.append(
+                {
+                    "player": racer.player_id,
+                    "name": racer.name,
+                    "score": points,
+                    "runs": int(summary.get("runs", 0)),
+                    "elapsed": elapsed,
+                    "status": racer.status,
+                    "_finished": finished,
+                }
+            )
+        rows.sort(key=lambda r: (-r["score"], r["elapsed"], r["_finished"]))
+        standings = []
+        for rank, row in enumerate(rows, start=1):
+            del row["_finished"]
+            standings.append({**row, "rank": rank})
+        event = json.dumps(
+            {"type": "race_ended", "standings": standings, "number": game.number, "salt": game.salt}
+        )
+        version = await self.store.end_game(
+            game_id, game.racer_ids(), event, now, json.dumps(standings), self.keep_ms
+        )
+        if version:
+            game.ended = True
+            log.info("race ended", extra={"game": game_id, "version": version})
+            if self.on_race_done:
+                result = self.on_race_done(game, standings)
+                if asyncio.iscoroutine(result):
+                    await result
+
+    # -- snapshots ----------------------------------------------------------------------
+
+    async def snapshot(self, game: LiveGame, player_id: str) -> Snapshot:
+        """Return a racer's full resync: own board, everyone's progress, clock."""
+        board = await self.board_of(game, player_id)
+        now = now_ms()
+        return Snapshot(
+            game=game.game_id,
+            v=game.version,
+            variant=game.variant,
+            options=game.options,
+            start=game.start,
+            now=now,
+            commitment=game.commitment,
+            roster=game.racers(),
+            view=player_view(board).as_dict(),
+            summary=summarize(board, game.elapsed_seconds(now)).as_dict(),
+            status=game.status[player_id],
+            racers=tuple(
+                RacerProgress(player=pid, summary=game.summary.get(pid, {}), status=game.status[pid])
+                for pid in game.racer_ids()
+            ),
+        )
+
+    async def spectator_snapshot(self, game: LiveGame, spectators: int) -> SpectatorSnapshot:
+        """Return every racer's board as a spectator sees it, with scores and clock."""
+        boards = []
+        for pid, name in game.roster:
+            board = await self.board_of(game, pid)
+            boards.append(
+                RacerBoard(
+                    player=pid,
+                    name=name,
+                    view=spectator_view(board).as_dict(),
+                    summary=game.summary.get(pid) or summarize(board, 0).as_dict(),
+                    status=game.status[pid],
+                )
+            )
+        return SpectatorSnapshot(
+            game=game.game_id,
+            v=game.version,
+            variant=game.variant,
+            options=game.options,
+            start=game.start,
+            now=now_ms(),
+            spectators=spectators,
+            racers=tuple(boards),
+            room=game.room,
+        )

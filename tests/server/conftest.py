@@ -1,0 +1,191 @@
+"""Real server processes for integration tests, and a small scripted test client."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol.codec import JSON, MSGPACK, decode_dict, encode
+from protocol.message import from_dict
+from server.lifeline import die_with_parent
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Node:
+    """One ``scorpion-server`` process started for a test."""
+
+    def __init__(self, process: subprocess.Popen[str], port: int) -> None:
+        self.process = process
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+NodeFactory = Callable[..., Node]
+
+
+@pytest.fixture
+def start_node(redis_url: str, tmp_path: Path) -> Iterator[NodeFactory]:
+    """Start server processes on free loopback ports against the test Redis."""
+    nodes: list[Node] = []
+
+    def start(**settings: Any) -> Node:
+        env = dict(os.environ)
+        env.update(
+            {
+                "SCORPION_REDIS_URL": redis_url,
+                "SCORPION_COUNTDOWN_SECONDS": "0.2",
+                "SCORPION_GRACE_PERIOD": "2",
+                "SCORPION_LOG_FORMAT": "text",
+                "SCORPION_LOG_LEVEL": "warning",
+                "SCORPION_NODE_ID": f"node{len(nodes) + 1}",
+            }
+        )
+        env.update({f"SCORPION_{k.upper()}": str(v) for k, v in settings.items()})
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.main", "--host", "127.0.0.1", "--port", "0"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=open(tmp_path / f"node{len(nodes) + 1}.log", "w"),  # noqa: SIM115
+            text=True,
+            preexec_fn=die_with_parent,
+        )
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r":(\d+)/", line)
+        if match is None:
+            process.kill()
+            raise RuntimeError(f"server did not start: {line!r} {(tmp_path / 'node1.log').read_text()}")
+        node = Node(process, int(match.group(1)))
+        nodes.append(node)
+        return node
+
+    yield start
+    for node in nodes:
+        node.stop(signal.SIGKILL)
+
+
+class Client:
+    """A scripted protocol client that records every frame it receives."""
+
+    def __init__(self, ws: ClientConnection, fmt: str) -> None:
+        self.ws = ws
+        self.fmt = fmt
+        self.frames: list[bytes | str] = []
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.reader = asyncio.create_task(self._read())
+        self.refs = 0
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                self.frames.append(frame)
+                data = decode_dict(frame, self.fmt, limit=1 << 22)  # type: ignore[arg-type]
+                from_dict(data)  # every frame the server sends is a valid message
+                await self.inbox.put(data)
+        except Exception as exc:  # surfaced by expect()
+            await self.inbox.put({"type": "_closed", "error": repr(exc)})
+
+    async def send(self, message: dict[str, Any]) -> Any:
+        self.refs += 1
+        message = {**message, "ref": self.refs}
+        await self.ws.send(encode(from_dict(message), self.fmt))  # type: ignore[arg-type]
+        return self.refs
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.ws.send(frame)
+
+    async def request_unchecked(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """Send a map exactly as given (no client-side validation) and return its answer."""
+        import json
+
+        import msgpack
+
+        self.refs += 1
+        ref = self.refs
+        data = {**message, "ref": ref}
+        await self.ws.send(msgpack.packb(data) if self.fmt == MSGPACK else json.dumps(data))
+        while True:
+            answer = await asyncio.wait_for(self.inbox.get(), timeout)
+            if answer.get("ref") == ref:
+                return answer
+
+    async def expect(self, kind: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
+        """Return the next message of ``kind`` (matching fields), skipping others."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise AssertionError(f"no {kind!r} message within {timeout} s")
+            data = await asyncio.wait_for(self.inbox.get(), left)
+            if data["type"] == "_closed" and kind != "_closed":
+                raise AssertionError(f"connection closed while waiting for {kind!r}: {data['error']}")
+            if data["type"] == kind and all(data.get(k) == v for k, v in match.items()):
+                return data
+
+    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """Send a request and return the answer or error carrying its ref."""
+        ref = await self.send(message)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            data = await asyncio.wait_for(self.inbox.get(), max(left, 0.01))
+            if data["type"] == "_closed":
+                raise AssertionError(f"connection closed: {data['error']}")
+            if data.get("ref") == ref:
+                return data
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self.reader.cancel()
+
+
+@pytest.fixture
+async def open_client() -> AsyncIterator[Callable[..., Any]]:
+    """Open protocol clients to a node; all are closed at the end of the test."""
+    clients: list[Client] = []
+
+    async def open_(node: Node, name: str = "Tester", fmt: str = MSGPACK, token: str | None = None) -> Client:
+        ws = await connect(node.url, subprotocols=[fmt], max_size=1 << 22)  # type: ignore[list-item]
+        client = Client(ws, fmt)
+        clients.append(client)
+        hello: dict[str, Any] = {"type": "hello", "name": name}
+        if token:
+            hello["token"] = token
+        welcome = await client.request(hello)
+        assert welcome["type"] == "welcome", welcome
+        client.player = welcome["player"]  # type: ignore[attr-defined]
+        client.token = welcome["token"]  # type: ignore[attr-defined]
+        return client
+
+    yield open_
+    for client in clients:
+        with contextlib.suppress(Exception):
+            await client.close()
+
+
+__all__ = ["JSON", "MSGPACK", "Client", "Node", "NodeFactory"]
