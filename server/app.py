@@ -19,7 +19,7 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import Any
+from typing import Any, ClassVar
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -135,6 +135,7 @@ class ScorpionServer:
             max_size=8 * MAX_CLIENT_FRAME,
             ping_interval=self.config.ping_interval,
             ping_timeout=self.config.ping_timeout,
+            close_timeout=self.config.close_timeout,
             server_header="scorpion-race",
         )
         log.info("listening", extra={"host": self.config.host, "port": self.port, "node": self.node})
@@ -215,8 +216,7 @@ class ScorpionServer:
                         session, ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down")
                     )
                     if verdict == "close":
-                        await asyncio.sleep(0)  # let the error go out first
-                        await ws.close(CLOSE_POLICY, "rate limit exceeded")
+                        await session.close_after_flush(CLOSE_POLICY, "rate limit exceeded")
                         break
                     continue
                 await self.receive(session, frame)
@@ -716,7 +716,7 @@ class ScorpionServer:
         if game is not None:
             await self._maybe_forget(game)
 
-    _handlers: dict[type[Message], Callable[[ScorpionServer, Session, Any], Awaitable[None]]] = {
+    _handlers: ClassVar[dict[type[Message], Callable[[ScorpionServer, Session, Any], Awaitable[None]]]] = {
         Hello: on_hello,
         Ping: on_ping,
         RoomCreate: on_room_create,

@@ -42,6 +42,7 @@ class Config:
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
     shutdown_timeout: float = 5.0
+    close_timeout: float = 2.0
     finished_game_ttl: float = 7 * 24 * 3600.0
     room_ttl: float = 3600.0
     test_deals: str = ""
@@ -69,6 +70,7 @@ _HELP = {
     "ping_interval": "seconds between keepalive pings",
     "ping_timeout": "seconds to wait for a pong",
     "shutdown_timeout": "seconds to wait for connections to close on shutdown",
+    "close_timeout": "seconds to wait for a client's closing handshake before dropping it",
     "finished_game_ttl": "seconds finished games are kept for replays",
     "room_ttl": "seconds an idle room is kept",
     "test_deals": "comma-separated deal numbers used in turn instead of secret ones (tests and demos only)",

@@ -46,7 +46,9 @@ class Session:
         self.watching: dict[str, int] = {}
         self.out: deque[tuple[Any, ...]] = deque()
         self.wake = asyncio.Event()
+        self.events_queued = 0
         self.closed = False
+        self.closing = False
         self.flow = Flow()
         self.player_credits = Credits(
             app.config.message_credits, app.config.credit_window, app.config.rate_limit_strikes
@@ -70,27 +72,38 @@ class Session:
     # -- sending ------------------------------------------------------------------------
 
     def send(self, message: Message) -> None:
-        """Queue a message for this connection (never blocks)."""
-        self._put(("msg", message))
+        """Queue an answer or notice for this connection (never blocks).
+
+        Answers are bounded by the message credits, so they are never dropped; only
+        unsolicited game events count against the send queue's bound.
+        """
+        if self.closed:
+            return
+        self.out.append(("msg", message))
+        self.wake.set()
 
     def _put(self, item: tuple[Any, ...]) -> None:
         if self.closed:
             return
-        if len(self.out) >= self.app.config.send_queue:
+        self.events_queued += 1
+        if self.events_queued > self.app.config.send_queue:
             self._overflow()
+            return
         self.out.append(item)
         self.wake.set()
 
     def _overflow(self) -> None:
-        """Replace a backlog by resyncs: a slow reader never holds the others up."""
-        kept = [item for item in self.out if item[0] == "msg" and item[1].ref is not None]
+        """Replace a backlog of game events by resyncs: a slow reader never holds the others up."""
+        kept = [item for item in self.out if item[0] == "msg"]
         self.out.clear()
-        self.out.extend(kept[-8:])
+        self.out.extend(kept)
         for game_id in self.games:
             self.out.append(("resync", game_id, False))
         for game_id in self.watching:
             self.out.append(("resync", game_id, True))
+        self.events_queued = 0
         self.app.metrics.resyncs.inc()
+        self.wake.set()
 
     def deliver(self, game_id: str, version: int, event: dict[str, Any], spectator: bool) -> None:
         """Queue a game event (from pub/sub or the log), filling any gap from the log first."""
@@ -114,6 +127,11 @@ class Session:
                     self.wake.clear()
                     await self.wake.wait()
                 item = self.out.popleft()
+                if item[0] in ("event", "gap"):
+                    self.events_queued -= 1
+                elif item[0] == "close":
+                    await self.ws.close(item[1], item[2])
+                    return
                 for message in await self._materialize(item):
                     self.flow.sent(message)
                     await self.ws.send(encode(message, self.fmt))
@@ -164,6 +182,14 @@ class Session:
             self.games[game_id] = max(self.games.get(game_id, 0), snapshot.v)
             return [snapshot]
         return []
+
+    async def close_after_flush(self, code: int, reason: str, timeout: float = 5.0) -> None:
+        """Send what is queued, then close with ``code``; wait at most ``timeout`` seconds."""
+        self.out.append(("close", code, reason))
+        self.wake.set()
+        if self.writer is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(self.writer), timeout)
 
     def close_queue(self) -> None:
         """Drop everything queued; the connection is going away."""

@@ -99,6 +99,10 @@ class Client:
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.reader = asyncio.create_task(self._read())
         self.refs = 0
+        self.welcome: dict[str, Any] = {}
+        self.player = ""
+        self.token = ""
+        self.node: Node | None = None
 
     async def _read(self) -> None:
         try:
@@ -141,7 +145,10 @@ class Client:
             left = deadline - asyncio.get_running_loop().time()
             if left <= 0:
                 raise AssertionError(f"no {kind!r} message within {timeout} s")
-            data = await asyncio.wait_for(self.inbox.get(), left)
+            try:
+                data = await asyncio.wait_for(self.inbox.get(), left)
+            except TimeoutError:
+                raise AssertionError(f"no {kind!r} message within {timeout} s") from None
             if data["type"] == "_closed" and kind != "_closed":
                 raise AssertionError(f"connection closed while waiting for {kind!r}: {data['error']}")
             if data["type"] == kind and all(data.get(k) == v for k, v in match.items()):
@@ -178,8 +185,10 @@ async def open_client() -> AsyncIterator[Callable[..., Any]]:
             hello["token"] = token
         welcome = await client.request(hello)
         assert welcome["type"] == "welcome", welcome
-        client.player = welcome["player"]  # type: ignore[attr-defined]
-        client.token = welcome["token"]  # type: ignore[attr-defined]
+        client.welcome = welcome
+        client.player = welcome["player"]
+        client.token = welcome["token"]
+        client.node = node
         return client
 
     yield open_

@@ -71,7 +71,7 @@ async def test_a_legal_move_is_accepted_and_the_rival_sees_progress_only(
     from protocol.game import player_view
 
     assert answer["view"] == player_view(board).as_dict()
-    progress = await bob.expect("progress", player=ann.player)  # type: ignore[attr-defined]
+    progress = await bob.expect("progress", player=ann.player)
     assert progress["v"] == answer["v"]
     assert "view" not in progress
     assert progress["summary"]["moves"] == 1
@@ -137,7 +137,7 @@ async def test_two_racers_on_two_nodes_see_each_others_progress(
         {"type": "move", "game": start["game"], "v": bob_start["v"], "move": move_json(move)}
     )
     assert answer["type"] == "accepted"
-    seen = await ann.expect("progress", player=bob.player)  # type: ignore[attr-defined]
+    seen = await ann.expect("progress", player=bob.player)
     assert seen["summary"]["moves"] == 1
 
 
@@ -147,7 +147,7 @@ async def test_a_resign_by_both_ends_the_race_and_reveals_the_deal(
     ann, bob, start, _ = await friend_race(start_node, open_client)
     game = start["game"]
     assert (await ann.request({"type": "resign", "game": game, "v": start["v"]}))["status"] == "resigned"
-    progress = await bob.expect("progress", player=ann.player)  # type: ignore[attr-defined]
+    progress = await bob.expect("progress", player=ann.player)
     after = await bob.request({"type": "resign", "game": game, "v": progress["v"]})
     assert after["type"] == "accepted" and after["status"] == "resigned"
     ended = await ann.expect("race_ended")
@@ -158,3 +158,125 @@ async def test_a_resign_by_both_ends_the_race_and_reveals_the_deal(
     late = await ann.request({"type": "move", "game": game, "v": ended["v"], "move": {"deal": True}})
     assert late["type"] == "error"
     await asyncio.sleep(0)
+
+
+def winnable_deal() -> tuple[int, list[Any]]:
+    """Return a large deal number the solver proves winnable, with its winning line."""
+    from protocol.solver import Budget, Verdict, solve_deal
+
+    for number in range(10**15, 10**15 + 200):
+        solution = solve_deal("scorpion", number, budget=Budget(nodes=50_000))
+        if solution.verdict is Verdict.WINNABLE:
+            return number, list(solution.moves)
+    raise AssertionError("no winnable deal found in range")
+
+
+async def play_line(client: Client, game: str, version: int, moves: list[Any]) -> dict[str, Any]:
+    answer: dict[str, Any] = {}
+    for move in moves:
+        answer = await client.request({"type": "move", "game": game, "v": version, "move": move_json(move)})
+        assert answer["type"] == "accepted", answer
+        version = answer["v"]
+    return answer
+
+
+async def test_two_scripted_clients_race_to_a_finish_on_a_known_deal(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    number, line = winnable_deal()
+    ann, bob, start, bob_start = await friend_race(start_node, open_client, deal=number)
+    final = await play_line(ann, start["game"], start["v"], line)
+    assert final["status"] == "finished" and final["summary"]["runs"] == 4
+    progress = await bob.expect("progress", player=ann.player, status="finished")
+    bob_final = await play_line(bob, start["game"], progress["v"], line)
+    assert bob_final["status"] == "finished"
+    ended = await ann.expect("race_ended")
+    first, second = ended["standings"]
+    assert first["player"] == ann.player and first["rank"] == 1
+    assert second["player"] == bob.player and second["rank"] == 2
+    for row in ended["standings"]:
+        assert row["score"] == 400 + 500 + max(0, 1200 - row["elapsed"])
+    assert int(ended["number"]) == number
+    replayed = Board.new("scorpion", int(ended["number"]))
+    replayed.replay(line)
+    assert replayed.is_won()
+
+
+CARD_RE = __import__("re").compile(r"(?<![A-Za-z0-9])([A2-9TJQK][CDHS])(?![A-Za-z0-9])|([A2-9TJQK][CDHS]):")
+
+
+def card_texts(value: Any) -> set[str]:
+    """Return every card text that appears anywhere in a decoded message."""
+    found: set[str] = set()
+    if isinstance(value, str):
+        for match in CARD_RE.finditer(value):
+            found.add(match.group(1) or match.group(2))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found |= card_texts(key) | card_texts(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            found |= card_texts(item)
+    return found
+
+
+async def test_no_frame_ever_reveals_a_face_down_card_or_the_deal_number_before_the_end(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    import random
+
+    from protocol.codec import decode_dict
+
+    rng = random.Random(7)
+    for race in range(3):
+        number = 5_000_000_000 + race
+        ann, bob, start, bob_start = await friend_race(start_node, open_client, deal=number)
+        boards = {"ann": Board.new("scorpion", number), "bob": Board.new("scorpion", number)}
+        clients = {"ann": ann, "bob": bob}
+        versions = {"ann": start["v"], "bob": bob_start["v"]}
+        checked = {"ann": 0, "bob": 0}
+
+        def audit(who: str) -> None:
+            """Check every frame received since the last audit against the receiver's board."""
+            client, board = clients[who], boards[who]
+            hidden = {card_text(c) for col, down in zip(board.columns, board.down) for c in col[:down]}
+            hidden |= {card_text(c) for c in board.stock}
+            for frame in client.frames[checked[who] :]:
+                data = decode_dict(frame, client.fmt, limit=1 << 22)  # type: ignore[arg-type]
+                leaked = card_texts(data) & hidden
+                assert not leaked, f"{data['type']} frame shows face-down {leaked}"
+                if data["type"] != "race_ended":
+                    assert str(number) not in str(data), "deal number sent before the end"
+            checked[who] = len(client.frames)
+
+        for _ in range(40):
+            for who in ("ann", "bob"):
+                board = boards[who]
+                moves = board.legal_moves()
+                if not moves or board.is_won():
+                    continue
+                if board.move_stack and rng.random() < 0.15:
+                    answer = await clients[who].request(
+                        {"type": "undo", "game": start["game"], "v": versions[who]}
+                    )
+                    if answer["type"] == "accepted":
+                        board.pop()
+                else:
+                    move = rng.choice(moves)
+                    answer = await clients[who].request(
+                        {"type": "move", "game": start["game"], "v": versions[who], "move": move_json(move)}
+                    )
+                    assert answer["type"] == "accepted", answer
+                    board.push(move)
+                versions[who] = answer.get("v", versions[who])
+                audit("ann")
+                audit("bob")
+        for who in ("ann", "bob"):
+            if boards[who].status().value == "in_play":
+                await clients[who].request({"type": "resign", "game": start["game"], "v": versions[who]})
+        await ann.expect("race_ended")
+        await bob.expect("race_ended")
+        audit("ann")
+        audit("bob")
+        await ann.close()
+        await bob.close()

@@ -1,0 +1,205 @@
+"""Resume, node failure, limits, shutdown and the HTTP endpoints, on real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import urllib.request
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import MSGPACK
+from protocol.game import Board, move_json
+from server.store import Store
+
+from .conftest import Client, NodeFactory
+from .test_race import friend_race, winnable_deal
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_dropped_racer_resumes_with_exactly_the_missed_events(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    ann, bob, start, bob_start = await friend_race(start_node, open_client)
+    token, last = ann.token, start["v"]
+    await ann.close()
+    board = Board.new("scorpion", 1234567890123)
+    versions = []
+    version = bob_start["v"]
+    for _ in range(3):
+        move = next(m for m in board.legal_moves() if not m.is_deal)
+        answer = await bob.request(
+            {"type": "move", "game": start["game"], "v": version, "move": move_json(move)}
+        )
+        assert answer["type"] == "accepted"
+        board.push(move)
+        version = answer["v"]
+        versions.append(version)
+    again: Client = await open_client(bob.node, "Ann", token=token)
+    batch = await again.request({"type": "resume", "game": start["game"], "v": last})
+    assert batch["type"] == "batch"
+    assert [e["v"] for e in batch["events"]] == versions
+    assert all(e["type"] == "progress" and e["player"] == bob.player for e in batch["events"])
+    assert batch["v"] == versions[-1]
+
+
+async def test_a_killed_node_loses_no_accepted_move_and_its_racers_finish_elsewhere(
+    start_node: NodeFactory, open_client: Any, redis_url: str
+) -> None:
+    number, line = winnable_deal()
+    first = start_node(test_deals=number)
+    second = start_node()
+    ann: Client = await open_client(first, "Ann")
+    bob: Client = await open_client(second, "Bob")
+    room = await ann.request({"type": "room_create", "variant": "scorpion", "options": {"undo": True}})
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.request({"type": "ready", "ready": True})
+    await ann.send({"type": "room_start"})
+    start = await ann.expect("race_started")
+    version = start["v"]
+    half = len(line) // 2
+    for move in line[:half]:
+        answer = await ann.request(
+            {"type": "move", "game": start["game"], "v": version, "move": move_json(move)}
+        )
+        assert answer["type"] == "accepted"
+        version = answer["v"]
+    first.stop(signal.SIGKILL)
+    again: Client = await open_client(second, "Ann", token=ann.token)
+    assert again.welcome["games"] == [start["game"]]
+    batch = await again.request({"type": "resume", "game": start["game"], "v": version})
+    assert batch["type"] == "batch" and batch["events"] == []
+    for move in line[half:]:
+        answer = await again.request(
+            {"type": "move", "game": start["game"], "v": version, "move": move_json(move)}
+        )
+        assert answer["type"] == "accepted", answer
+        version = answer["v"]
+    assert answer["status"] == "finished"
+    store = Store(redis_url)
+    racer = await store.racer(start["game"], ann.player)
+    assert racer is not None and racer.moves == [move_json_text(m) for m in line]
+    await store.close()
+
+
+def move_json_text(move: Any) -> str:
+    from protocol.game import move_text
+
+    return move_text(move)
+
+
+async def test_a_flooding_client_is_rate_limited_then_closed_while_a_race_goes_on(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    ann, bob, start, bob_start = await friend_race(start_node, open_client)
+    assert ann.node is not None
+    async with connect(ann.node.url, subprotocols=[MSGPACK]) as flood:  # type: ignore[list-item]
+        from protocol.codec import decode_dict, encode
+        from protocol.message import Ping
+
+        codes = []
+        try:
+            for i in range(400):
+                await flood.send(encode(Ping(ref=i), MSGPACK))
+            while True:
+                data = decode_dict(await asyncio.wait_for(flood.recv(), 5), MSGPACK)
+                if data["type"] == "error":
+                    codes.append(data["code"])
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 1008
+        assert "rate_limited" in codes
+    board = Board.new("scorpion", 1234567890123)
+    move = next(m for m in board.legal_moves() if not m.is_deal)
+    answer = await bob.request(
+        {"type": "move", "game": start["game"], "v": bob_start["v"], "move": move_json(move)}
+    )
+    assert answer["type"] == "accepted"
+
+
+async def test_quick_match_pairs_two_waiting_players_into_a_race(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node()
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    assert (await ann.request({"type": "queue_join", "variant": "wasp"}))["type"] == "queued"
+    assert (await bob.request({"type": "queue_join", "variant": "wasp"}))["type"] == "queued"
+    found = await ann.expect("match_found")
+    assert {p["player"] for p in found["players"]} == {ann.player, bob.player}
+    a_start = await ann.expect("race_started")
+    b_start = await bob.expect("race_started")
+    assert a_start["game"] == b_start["game"] and a_start["variant"] == "wasp"
+
+
+async def test_a_lone_queued_player_is_told_when_the_wait_times_out(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(queue_timeout=1)
+    ann: Client = await open_client(node, "Ann")
+    await ann.request({"type": "queue_join", "variant": "scorpion"})
+    timeout = await ann.expect("queue_timeout", timeout=5)
+    assert timeout["variant"] == "scorpion"
+    cancel = await ann.request({"type": "queue_cancel"})
+    assert cancel["type"] == "error"
+
+
+async def test_cancelling_leaves_the_queue(start_node: NodeFactory, open_client: Any) -> None:
+    node = start_node()
+    ann: Client = await open_client(node, "Ann")
+    await ann.request({"type": "queue_join", "variant": "scorpion"})
+    assert (await ann.request({"type": "queue_cancel"}))["type"] == "ok"
+    bob: Client = await open_client(node, "Bob")
+    await bob.request({"type": "queue_join", "variant": "scorpion"})
+    with pytest.raises(AssertionError):
+        await bob.expect("match_found", timeout=1)
+
+
+async def test_sigterm_closes_clients_with_1012(start_node: NodeFactory, open_client: Any) -> None:
+    node = start_node()
+    ann: Client = await open_client(node, "Ann")
+    node.process.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(ann.ws.wait_closed(), 10)
+    assert ann.ws.close_code == 1012
+    assert await asyncio.to_thread(node.process.wait, 10) == 0
+
+
+async def test_health_and_metrics_answer_over_http(start_node: NodeFactory, open_client: Any) -> None:
+    node = start_node()
+    await open_client(node, "Ann")
+
+    def get(path: str) -> tuple[int, str]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{node.port}{path}", timeout=5) as response:
+            return response.status, response.read().decode()
+
+    status, body = await asyncio.to_thread(get, "/healthz")
+    assert status == 200 and body.strip() == "ok"
+    status, body = await asyncio.to_thread(get, "/metrics")
+    assert status == 200
+    assert "scorpion_connections 1.0" in body
+    assert "scorpion_move_seconds_bucket" in body
+
+
+async def test_a_race_ends_at_its_time_limit(start_node: NodeFactory, open_client: Any) -> None:
+    first = start_node(test_deals=77777777, race_time_limit=2)
+    ann: Client = await open_client(first, "Ann")
+    bob: Client = await open_client(first, "Bob")
+    room = await ann.request({"type": "room_create", "variant": "scorpion"})
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.request({"type": "ready", "ready": True})
+    await ann.send({"type": "room_start"})
+    await ann.expect("race_started")
+    ended = await ann.expect("race_ended", timeout=10)
+    assert [row["status"] for row in ended["standings"]] == ["playing", "playing"]
+
+
+async def test_a_racer_away_past_the_grace_period_is_marked_as_left(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    ann, bob, start, _ = await friend_race(start_node, open_client)
+    await ann.close()
+    left = await bob.expect("progress", timeout=10, status="left")
+    assert left["player"] == ann.player
