@@ -1,0 +1,580 @@
+"""The messages of the wire contract: construction checks, wire maps, round trips."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.error import ErrorCode, ProtocolError
+from protocol.game import Board, player_view, summarize
+from protocol.game.move import CELL_BASE, DEAL, Move, move_json
+from protocol.game.variant import VARIANTS
+from protocol.message import (
+    CLIENT_TYPES,
+    MAX_VERSION,
+    MESSAGES,
+    RACER_STATUSES,
+    RESERVED_TYPES,
+    ROOM_ALPHABET,
+    SERVER_TYPES,
+    Batch,
+    Error,
+    GameInfo,
+    Hello,
+    Message,
+    Options,
+    PlayerLog,
+    PlayMove,
+    Progress,
+    RaceEnded,
+    Racer,
+    RacerBoard,
+    RacerProgress,
+    RaceStarted,
+    RoomCreate,
+    RoomJoin,
+    RoomPlayer,
+    Standing,
+    Struct,
+    Watch,
+    deal_commitment,
+    error_message,
+    from_dict,
+)
+
+# ---------------------------------------------------------------- strategies
+
+ids = st.text(alphabet="abcdefghijkmnopqrstuvwxyzABCXYZ0123456789-_", min_size=1, max_size=32)
+tokens = st.text(alphabet="abcdefXYZ0123456789-_", min_size=16, max_size=128)
+visible = st.characters(categories=["L", "M", "N", "P", "S"])
+names = st.builds(
+    lambda first, rest: (first + rest).strip(), visible, st.text(alphabet=visible | st.just(" "), max_size=23)
+)
+versions = st.integers(0, MAX_VERSION)
+epochs = st.integers(0, 2**53 - 1)
+counts = st.integers(0, MAX_VERSION)
+refs = st.none() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=64)
+rooms = st.text(alphabet=ROOM_ALPHABET, min_size=6, max_size=6)
+variants = st.sampled_from(sorted(VARIANTS))
+statuses = st.sampled_from(RACER_STATUSES)
+hexes = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
+salts = st.text(alphabet="0123456789abcdef", min_size=32, max_size=64)
+dates = st.dates().map(lambda d: d.isoformat()).filter(lambda s: len(s) == 10)
+plain = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+plain_maps = st.dictionaries(st.text(max_size=12), plain, max_size=6)
+
+
+@st.composite
+def real_views(draw: st.DrawFn) -> dict[str, Any]:
+    """Draw the view of a real deal (what the server actually sends)."""
+    board = Board.new(draw(variants), draw(st.integers(1, 10_000)))
+    return player_view(board).as_dict()
+
+
+@st.composite
+def real_summaries(draw: st.DrawFn) -> dict[str, Any]:
+    """Draw the summary of a real deal."""
+    board = Board.new(draw(variants), draw(st.integers(1, 10_000)))
+    return summarize(board, draw(st.integers(0, 3600))).as_dict()
+
+
+views = real_views() | plain_maps
+summaries = real_summaries() | plain_maps
+game_moves = st.just(DEAL) | st.builds(
+    Move,
+    st.integers(0, 51),
+    st.integers(0, 9) | st.sampled_from([CELL_BASE, CELL_BASE + 1]),
+    st.integers(0, 9),
+)
+move_maps = game_moves.map(move_json)
+
+options = st.builds(
+    Options,
+    undo=st.booleans(),
+    hints=st.booleans(),
+    spectators=st.booleans(),
+    reserve_rule=st.sampled_from(["any-time", "when-stuck"]),
+    spectator_delay=st.integers(0, 300),
+)
+racers = st.builds(Racer, player=ids, name=names)
+room_players = st.builds(RoomPlayer, player=ids, name=names, ready=st.booleans())
+standings = st.builds(
+    Standing,
+    player=ids,
+    name=names,
+    score=st.integers(0, 10**6),
+    runs=st.integers(0, 8),
+    elapsed=counts,
+    status=statuses,
+    rank=st.integers(1, 8),
+)
+game_infos = st.builds(
+    GameInfo,
+    game=ids,
+    variant=variants,
+    players=st.lists(racers, max_size=8).map(tuple),
+    start=epochs,
+    spectators=counts,
+    room=st.none() | rooms,
+)
+
+
+@st.composite
+def player_logs(draw: st.DrawFn) -> PlayerLog:
+    """Draw one racer's move log with a time for each move."""
+    moves = draw(st.lists(move_maps, max_size=20))
+    times = draw(st.lists(st.integers(0, 10**7), min_size=len(moves), max_size=len(moves)))
+    return PlayerLog(player=draw(ids), name=draw(names), moves=tuple(moves), times=tuple(times))
+
+
+def tuples_of(strategy: st.SearchStrategy[Any], max_size: int = 8) -> st.SearchStrategy[tuple[Any, ...]]:
+    """Draw tuples of ``strategy``."""
+    return st.lists(strategy, max_size=max_size).map(tuple)
+
+
+FIELDS: dict[str, st.SearchStrategy[Any]] = {
+    "ref": refs,
+    "game": ids,
+    "player": ids,
+    "host": ids,
+    "v": versions,
+    "name": names,
+    "token": tokens,
+    "client": st.text(max_size=64),
+    "protocol": st.integers(1, 1000),
+    "now": epochs,
+    "start": epochs,
+    "ends": epochs,
+    "room": rooms,
+    "variant": variants,
+    "max_players": st.integers(2, 8),
+    "options": options,
+    "ready": st.booleans(),
+    "seconds": st.integers(0, 60),
+    "waiting": counts,
+    "waited": counts,
+    "count": counts,
+    "spectators": counts,
+    "commitment": hexes,
+    "view": views,
+    "summary": summaries,
+    "status": statuses,
+    "roster": tuples_of(racers),
+    "move": game_moves,
+    "standings": tuples_of(standings),
+    "number": st.integers(1, 10**20 - 1),
+    "salt": salts,
+    "subscribe": st.booleans(),
+    "date": dates,
+    "daily": dates,
+    "played": st.booleans(),
+    "to": st.sampled_from(sorted(CLIENT_TYPES)),
+    "code": st.sampled_from([c.value for c in ErrorCode]),
+    "message": st.text(max_size=512),
+    "field": st.text(max_size=64),
+    "racers": tuples_of(st.builds(RacerProgress, player=ids, summary=summaries, status=statuses)),
+    "added": tuples_of(game_infos, 5),
+    "removed": tuples_of(ids, 5),
+    "logs": tuples_of(player_logs(), 3),
+}
+OVERRIDES: dict[tuple[str, str], st.SearchStrategy[Any]] = {
+    ("welcome", "games"): tuples_of(ids, 16),
+    ("games", "games"): tuples_of(game_infos, 5),
+    ("room", "players"): tuples_of(room_players),
+    ("match_found", "players"): tuples_of(racers),
+    ("hints", "moves"): tuples_of(move_maps, 64),
+    ("spectate", "racers"): tuples_of(
+        st.builds(RacerBoard, player=ids, name=names, view=views, summary=summaries, status=statuses), 4
+    ),
+}
+
+
+def field_strategy(type_name: str, attr: str) -> st.SearchStrategy[Any]:
+    """Return the strategy of one field of one message type."""
+    if (type_name, attr) in OVERRIDES:
+        return OVERRIDES[type_name, attr]
+    return FIELDS[attr]
+
+
+@st.composite
+def batches(draw: st.DrawFn) -> Batch:
+    """Draw a batch of consecutive events of one game."""
+    game = draw(ids)
+    first = draw(st.integers(1, 1000))
+    size = draw(st.integers(0, 5))
+    events: list[Message] = []
+    for v in range(first, first + size):
+        events.append(
+            Progress(game=game, v=v, player=draw(ids), summary=draw(summaries), status=draw(statuses))
+        )
+    last = first + size - 1 if size else draw(versions)
+    return Batch(game=game, v=last, events=tuple(events), ref=draw(refs))
+
+
+def strategy_for(cls: type[Message]) -> st.SearchStrategy[Message]:
+    """Return a strategy drawing every valid shape of message ``cls``."""
+    if cls.TYPE == "batch":
+        return batches()
+    if cls.TYPE == "watch":
+        return st.builds(Watch, game=ids, ref=refs) | st.builds(Watch, room=rooms, ref=refs)
+    kwargs: dict[str, st.SearchStrategy[Any]] = {}
+    for f in dataclasses.fields(cls):
+        strategy = field_strategy(cls.TYPE, f.name)
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        kwargs[f.name] = strategy if required else st.none() | strategy
+    return st.builds(cls, **kwargs)
+
+
+messages = st.sampled_from(sorted(MESSAGES)).flatmap(lambda t: strategy_for(MESSAGES[t]))
+"""Any valid message of the protocol."""
+
+
+# ---------------------------------------------------------------- shape of the catalogue
+
+
+def test_every_message_type_is_unique_and_sent_by_exactly_one_side() -> None:
+    assert CLIENT_TYPES.isdisjoint(SERVER_TYPES)
+    assert set(MESSAGES) == CLIENT_TYPES | SERVER_TYPES
+    assert RESERVED_TYPES.isdisjoint(MESSAGES)
+    assert {cls.TYPE for cls in MESSAGES.values()} == set(MESSAGES)
+
+
+def test_every_message_class_is_frozen_has_slots_and_a_docstring() -> None:
+    for cls in MESSAGES.values():
+        assert dataclasses.is_dataclass(cls)
+        assert cls.__dataclass_params__.frozen, cls  # type: ignore[attr-defined]
+        assert "__slots__" in cls.__dict__, cls
+        assert cls.__doc__ and "\n" not in cls.__doc__.strip(), cls
+
+
+CUSTOM_STRATEGIES = {"batch", "watch"}
+
+
+def test_every_message_field_has_a_strategy() -> None:
+    for cls in MESSAGES.values():
+        if cls.TYPE in CUSTOM_STRATEGIES:
+            continue
+        for f in dataclasses.fields(cls):
+            assert field_strategy(cls.TYPE, f.name) is not None
+
+
+def test_a_message_cannot_be_changed_after_construction() -> None:
+    message = RoomJoin(room="ABCDEF")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        message.room = "GHJKMN"  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- round trips
+
+
+@pytest.mark.parametrize("type_name", sorted(MESSAGES))
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_message_round_trips_through_its_wire_map(type_name: str, data: st.DataObject) -> None:
+    message = data.draw(strategy_for(MESSAGES[type_name]))
+    wire = message.to_dict()
+    assert wire["type"] == type_name
+    assert None not in wire.values()
+    assert from_dict(wire) == message
+
+
+@given(messages)
+@settings(max_examples=200, deadline=None)
+def test_decoding_the_wire_map_of_any_message_gives_it_back(message: Message) -> None:
+    assert from_dict(message.to_dict()) == message
+
+
+# ---------------------------------------------------------------- decoding failures
+
+
+def error_of(data: Any) -> ProtocolError:
+    """Return the error decoding ``data`` raises."""
+    with pytest.raises(ProtocolError) as info:
+        from_dict(data)
+    return info.value
+
+
+@pytest.mark.parametrize("type_name", sorted(MESSAGES))
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_a_missing_required_field_is_a_bad_field_error_naming_it(type_name: str, data: st.DataObject) -> None:
+    message = data.draw(strategy_for(MESSAGES[type_name]))
+    wire = message.to_dict()
+    for f in dataclasses.fields(message):
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if not required:
+            continue
+        broken = {k: v for k, v in wire.items() if k != f.name}
+        error = error_of(broken)
+        assert error.code is ErrorCode.BAD_FIELD
+        assert error.field == f.name
+        assert repr(f.name) in error.message
+
+
+def test_an_unknown_field_is_a_bad_field_error() -> None:
+    error = error_of({"type": "room_join", "room": "ABCDEF", "colour": "red", "ref": 4})
+    assert (error.code, error.field, error.ref) == (ErrorCode.BAD_FIELD, "colour", 4)
+
+
+def test_an_unknown_type_is_an_unknown_type_error_carrying_the_ref() -> None:
+    error = error_of({"type": "teleport", "ref": "r1"})
+    assert (error.code, error.ref) == (ErrorCode.UNKNOWN_TYPE, "r1")
+
+
+@pytest.mark.parametrize("type_name", sorted(RESERVED_TYPES))
+def test_a_reserved_type_is_unavailable_rather_than_unknown(type_name: str) -> None:
+    assert error_of({"type": type_name}).code is ErrorCode.UNAVAILABLE
+
+
+@pytest.mark.parametrize("data", [[], "hello", 3, None, b"x"])
+def test_a_value_that_is_not_a_map_is_a_bad_frame(data: Any) -> None:
+    assert error_of(data).code is ErrorCode.BAD_FRAME
+
+
+@pytest.mark.parametrize("kind", [None, 3, ["hello"]])
+def test_a_missing_or_non_text_type_is_a_bad_field(kind: Any) -> None:
+    data = {"name": "Ann"} if kind is None else {"type": kind, "name": "Ann"}
+    error = error_of(data)
+    assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "type")
+
+
+@pytest.mark.parametrize("ref", [True, 1.5, "x" * 65, 2**53, [1], {"a": 1}])
+def test_a_bad_ref_is_refused(ref: Any) -> None:
+    error = error_of({"type": "ping", "ref": ref})
+    assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "ref")
+
+
+@pytest.mark.parametrize("ref", [0, -5, 2**53 - 1, "", "x" * 64])
+def test_a_good_ref_is_kept_and_echoed_in_errors(ref: Any) -> None:
+    assert from_dict({"type": "ping", "ref": ref}).ref == ref
+    assert error_of({"type": "move", "ref": ref}).ref == ref
+
+
+@pytest.mark.parametrize("v", [-1, MAX_VERSION + 1, True, 1.0, "3"])
+def test_versions_are_bounded_integers(v: Any) -> None:
+    error = error_of({"type": "undo", "game": "g1", "v": v})
+    assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "v")
+
+
+def test_a_null_optional_field_means_absent() -> None:
+    assert from_dict({"type": "hello", "name": "Ann", "token": None}) == Hello(name="Ann")
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 25, "a\u0000b", "tab\there", "zero\u200bwidth", "a\nb", 7])
+def test_bad_display_names_are_refused(name: Any) -> None:
+    error = error_of({"type": "hello", "name": name})
+    assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "name")
+
+
+def test_display_names_are_stripped_and_may_use_any_printable_letters() -> None:
+    assert Hello(name="  Zoë 🦂  ").name == "Zoë 🦂"
+    assert Hello(name="x" * 24).name == "x" * 24
+
+
+@pytest.mark.parametrize("game", ["", "x" * 33, "a b", "g/1", "é"])
+def test_game_ids_are_short_plain_text(game: str) -> None:
+    assert error_of({"type": "replay", "game": game}).field == "game"
+
+
+def test_room_codes_are_read_in_either_case_and_ambiguous_letters_are_refused() -> None:
+    assert RoomJoin(room="abcdef").room == "ABCDEF"
+    for bad in ["ABCDE", "ABCDEFG", "ABCDE0", "ABCDEO", "ABCDE1", "ABCDEI", "ABCDEL"]:
+        assert error_of({"type": "room_join", "room": bad}).field == "room"
+
+
+def test_room_options_default_to_a_plain_race_and_are_checked() -> None:
+    created = from_dict({"type": "room_create", "variant": "wasp"})
+    assert created == RoomCreate(variant="wasp", max_players=2, options=Options())
+    assert Options() == Options(undo=False, hints=False, spectators=True, reserve_rule="any-time")
+    for options, name in [({"spectator_delay": 301}, "spectator_delay"), ({"reserve_rule": "never"}, "")]:
+        error = error_of({"type": "room_create", "variant": "wasp", "options": options})
+        assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "options")
+        assert name in error.message
+    for players in [1, 9]:
+        assert (
+            error_of({"type": "room_create", "variant": "wasp", "max_players": players}).field
+            == "max_players"
+        )
+    assert error_of({"type": "room_create", "variant": "klondike"}).field == "variant"
+
+
+def move_request(move: Any) -> dict[str, Any]:
+    """Return the wire map of a move request carrying ``move``."""
+    return {"type": "move", "game": "g1", "v": 3, "move": move}
+
+
+def test_a_move_request_carries_an_engine_move() -> None:
+    message = from_dict(move_request({"card": "7h", "from": 2, "to": 5}))
+    assert isinstance(message, PlayMove)
+    assert message.move == Move(32, 1, 4)
+    assert message.to_dict()["move"] == {"card": "7H", "from": 2, "to": 5}
+    reserve = from_dict(move_request({"card": "KS", "from": "R2", "to": 10}))
+    assert isinstance(reserve, PlayMove) and reserve.move == Move(51, CELL_BASE + 1, 9)
+    assert isinstance(dealt := from_dict(move_request({"deal": True})), PlayMove) and dealt.move == DEAL
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        {"card": "1H", "from": 2, "to": 5},
+        {"card": "7H", "from": 0, "to": 5},
+        {"card": "7H", "from": 11, "to": 5},
+        {"card": "7H", "from": 2, "to": 11},
+        {"card": "7H", "from": "R3", "to": 5},
+        {"card": "7H", "from": "R", "to": 5},
+        {"card": "7H", "from": True, "to": 5},
+        {"card": "7H", "from": 2, "to": 5.0},
+        {"card": "7H", "from": 2},
+        {"card": "7H", "from": 2, "to": 5, "extra": 1},
+        {"card": 7, "from": 2, "to": 5},
+        {"deal": False},
+        {"deal": True, "card": "7H"},
+        {"card": "7H", "from": 2, "to": 2**70},
+        "7H:2-5",
+        [1, 2, 3],
+    ],
+)
+def test_malformed_moves_are_bad_field_errors(move: Any) -> None:
+    error = error_of(move_request(move))
+    assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "move")
+
+
+def test_watch_names_exactly_one_of_game_and_room() -> None:
+    assert Watch(game="g1").game == "g1"
+    assert Watch(room="abcdef").room == "ABCDEF"
+    assert error_of({"type": "watch"}).code is ErrorCode.BAD_FIELD
+    assert error_of({"type": "watch", "game": "g1", "room": "ABCDEF"}).code is ErrorCode.BAD_FIELD
+
+
+def progress(v: int, game: str = "g1") -> Progress:
+    """Return a progress event at version ``v``."""
+    return Progress(game=game, v=v, player="p2", summary={"score": 0}, status="playing")
+
+
+def test_a_batch_holds_consecutive_events_of_its_game_ending_at_its_version() -> None:
+    batch = Batch(game="g1", v=4, events=(progress(3), progress(4)))
+    assert from_dict(batch.to_dict()) == batch
+    with pytest.raises(ProtocolError, match="consecutive"):
+        Batch(game="g1", v=5, events=(progress(3), progress(5)))
+    with pytest.raises(ProtocolError, match="last event"):
+        Batch(game="g1", v=9, events=(progress(3),))
+    with pytest.raises(ProtocolError, match="game"):
+        Batch(game="g1", v=3, events=(progress(3, game="g2"),))
+    error = error_of({"type": "batch", "game": "g1", "v": 1, "events": [{"type": "ping"}]})
+    assert error.field == "events"
+
+
+def test_server_payloads_are_plain_maps_and_checked_only_for_shape() -> None:
+    summary = {
+        "score": 100,
+        "runs": 1,
+        "face_down_left": 3,
+        "moves": 9,
+        "reserve_left": 0,
+        "state": "in_play",
+    }
+    assert Progress(game="g", v=2, player="p", summary=summary, status="stuck").summary is summary
+    error = error_of(
+        {"type": "progress", "game": "g", "v": 2, "player": "p", "summary": [1], "status": "stuck"}
+    )
+    assert error.field == "summary"
+
+
+def test_the_race_end_reveals_a_number_and_salt_that_match_the_start_commitment() -> None:
+    salt = "00112233445566778899aabbccddeeff"
+    number = 10**19 + 7  # beyond 2**63: travels as decimal text
+    commitment = deal_commitment(number, salt)
+    assert commitment == hashlib.sha256(f"{number}:{salt}".encode()).hexdigest()
+    ended = RaceEnded(game="g", v=9, standings=(), number=number, salt=salt)
+    assert ended.to_dict()["number"] == str(number)
+    decoded = from_dict(ended.to_dict())
+    assert isinstance(decoded, RaceEnded)
+    assert deal_commitment(decoded.number, decoded.salt) == commitment
+    for bad in ["0", "012", "1" * 21, "-4", 0]:
+        assert error_of({**ended.to_dict(), "number": bad}).field == "number"
+
+
+def test_a_replay_log_has_one_time_per_move() -> None:
+    with pytest.raises(ProtocolError, match="times"):
+        PlayerLog(player="p", name="Ann", moves=({"deal": True},), times=())
+
+
+def test_a_protocol_error_becomes_an_error_message_with_its_code_field_and_ref() -> None:
+    error = ProtocolError(ErrorCode.BAD_FIELD, "field 'v' must be an integer", ref=7, field="v")
+    message = error_message(error)
+    assert message == Error(code="bad_field", message="field 'v' must be an integer", field="v", ref=7)
+    assert error.fault == "client"
+    assert ProtocolError("internal", "oops").fault == "server"
+
+
+def test_an_error_message_refuses_codes_outside_the_table() -> None:
+    assert error_of({"type": "error", "code": "oops", "message": "m"}).field == "code"
+
+
+def test_nested_records_are_checked_like_messages() -> None:
+    with pytest.raises(ProtocolError) as info:
+        Standing(player="p", name="Ann", score=-1, runs=0, elapsed=0, status="finished", rank=1)
+    assert info.value.field == "score"
+    race = RaceStarted(
+        game="g",
+        v=1,
+        variant="scorpion",
+        options=Options(),
+        start=0,
+        commitment="0" * 64,
+        view={},
+        roster=(Racer(player="p", name="Ann"),),
+    )
+    wire = race.to_dict()
+    wire["roster"] = [{"player": "p", "name": ""}]
+    assert error_of(wire).field == "roster"
+
+
+def test_every_struct_subclass_in_the_module_is_documented() -> None:
+    import protocol.message as module
+
+    for name in module.__all__:
+        obj = getattr(module, name)
+        if (isinstance(obj, type) and issubclass(obj, Struct)) or callable(obj):
+            assert obj.__doc__, name
+
+
+# ---------------------------------------------------------------- the reference document
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+
+
+def doc_examples() -> list[dict[str, Any]]:
+    """Return every JSON example of docs/protocol.md."""
+    blocks = re.findall(r"```json\n(.*?)\n```", DOC.read_text(encoding="utf-8"), flags=re.S)
+    return [json.loads(block) for block in blocks]
+
+
+def test_every_json_example_in_the_protocol_document_is_a_valid_message() -> None:
+    examples = doc_examples()
+    assert examples
+    for example in examples:
+        message = from_dict(example)
+        assert from_dict(message.to_dict()) == message
+
+
+def test_the_protocol_document_shows_every_message_type_every_error_code_and_every_reserved_name() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    shown = {example["type"] for example in doc_examples()}
+    assert shown == set(MESSAGES)
+    for code in ErrorCode:
+        assert f"| `{code.value}` |" in text, code
+    for name in RESERVED_TYPES:
+        assert f"`{name}`" in text, name
