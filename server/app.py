@@ -15,7 +15,6 @@ import dataclasses
 import json
 import logging
 import os
-import secrets
 import socket
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -70,7 +69,7 @@ from .config import Config
 from .embedded import EmbeddedRedis
 from .hub import Hub
 from .metrics import CONTENT_TYPE, Metrics
-from .race import LiveGame, RaceService, now_ms, project
+from .race import LiveGame, RaceService, new_game_id, now_ms, project
 from .session import Session
 from .store import Store, StoreError, game_channel, player_channel
 
@@ -136,6 +135,7 @@ class ScorpionServer:
             ping_interval=self.config.ping_interval,
             ping_timeout=self.config.ping_timeout,
             close_timeout=self.config.close_timeout,
+            compression=None,
             server_header="scorpion-race",
         )
         log.info("listening", extra={"host": self.config.host, "port": self.port, "node": self.node})
@@ -396,14 +396,15 @@ class ScorpionServer:
         ]
         if unready:
             raise ProtocolError(ErrorCode.NOT_READY, f"not ready yet: {', '.join(unready)}")
-        game_id = "g" + secrets.token_hex(8)
+        game_id = new_game_id()
         await self.store.start_room(session.room, session.player, game_id)
         start = now_ms() + int(self.config.countdown_seconds * 1000)
         seconds = round(self.config.countdown_seconds)
+        session.send(Countdown(room=session.room, seconds=seconds, start=start, ref=message.ref))
+        notice = {"kind": "countdown", "room": session.room, "seconds": seconds, "start": start}
         for member in room["members"]:
-            await self.store.notify(
-                member, {"kind": "countdown", "room": session.room, "seconds": seconds, "start": start}
-            )
+            if member != session.player:
+                await self.store.notify(member, notice)
         racers = list(zip(room["members"], room["names"], strict=True))
         options = Options.from_dict(json.loads(room["options"]))
         self.spawn(self._launch(racers, room["variant"], options, session.room, game_id))
@@ -412,7 +413,9 @@ class ScorpionServer:
         self, racers: list[tuple[str, str]], variant: str, options: Options, room: str | None, game_id: str
     ) -> None:
         await asyncio.sleep(self.config.countdown_seconds)
-        number = self.test_deals.pop(0) if self.test_deals else None
+        number = None
+        if self.test_deals:  # used in turn; the last one repeats
+            number = self.test_deals.pop(0) if len(self.test_deals) > 1 else self.test_deals[0]
         await self.race.start_race(racers, variant, options, room=room, game_id=game_id, number=number)
         if room:
             await self.store.set_room_state(room, "racing")
@@ -468,7 +471,7 @@ class ScorpionServer:
                     pid, {"kind": "match", "variant": message.variant, "players": roster, "start": start}
                 )
             options = Options(undo=True, hints=True, spectators=True)
-            self.spawn(self._launch(racers, message.variant, options, None, "g" + secrets.token_hex(8)))
+            self.spawn(self._launch(racers, message.variant, options, None, new_game_id()))
 
     async def _queue_timeout(self, session: Session, variant: str) -> None:
         await asyncio.sleep(self.config.queue_timeout)
@@ -595,9 +598,9 @@ class ScorpionServer:
                 game_id, session.player, kind, seen, getattr(message, "move", None), session.id
             )
         except ProtocolError:
-            self.metrics.moves.labels("rejected").inc()
+            self.metrics.moves_rejected.inc()
             raise
-        self.metrics.moves.labels("accepted").inc()
+        self.metrics.moves_accepted.inc()
         answer = dataclasses.replace(answer, ref=message.ref)
         version = getattr(answer, "v", 0)
         if kind != "hint":

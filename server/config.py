@@ -73,7 +73,10 @@ _HELP = {
     "close_timeout": "seconds to wait for a client's closing handshake before dropping it",
     "finished_game_ttl": "seconds finished games are kept for replays",
     "room_ttl": "seconds an idle room is kept",
-    "test_deals": "comma-separated deal numbers used in turn instead of secret ones (tests and demos only)",
+    "test_deals": (
+        "comma-separated deal numbers used in turn (the last repeats) instead of secret ones: "
+        "tests and demos only"
+    ),
 }
 
 

@@ -21,6 +21,9 @@ class Metrics:
         self.moves = Counter(
             "scorpion_moves", "Game actions handled, by outcome", ["outcome"], registry=self.registry
         )
+        # Children resolved once: a label lookup on every move costs more than the increment.
+        self.moves_accepted = self.moves.labels("accepted")
+        self.moves_rejected = self.moves.labels("rejected")
         self.move_latency = Histogram(
             "scorpion_move_seconds",
             "Time from receiving a game action to sending its answer",

@@ -25,7 +25,6 @@ from protocol.error import ErrorCode, ProtocolError
 from protocol.game import (
     DEAL,
     Board,
-    IllegalMove,
     Move,
     ReserveRule,
     Status,
@@ -64,6 +63,12 @@ __all__ = ["LiveGame", "RaceService", "project"]
 log = logging.getLogger("scorpion.race")
 
 DONE = ("finished", "stuck", "resigned", "left")
+
+
+def new_game_id() -> str:
+    """Return a fresh game id: 10 URL-safe characters (56 random bits), short enough to keep
+    move frames under 64 bytes."""
+    return secrets.token_urlsafe(7)
 
 
 def now_ms() -> int:
@@ -205,7 +210,7 @@ class RaceService:
         number: int | None = None,
     ) -> str:
         """Create a race on a fresh secret deal and publish its first event; return its id."""
-        game_id = game_id or "g" + secrets.token_hex(8)
+        game_id = game_id or new_game_id()
         number = number if number is not None else draw_competitive_number()
         salt = secrets.token_hex(16)
         rule = ReserveRule.parse(options.reserve_rule)
@@ -364,6 +369,8 @@ class RaceService:
     ) -> Message | None:
         now = now_ms()
         elapsed = game.elapsed_seconds(now)
+        undone: Move | None = None
+        pushed = False
         if kind == "resign":
             status, op, text = "resigned", "none", ""
         elif kind == "undo":
@@ -372,24 +379,20 @@ class RaceService:
             if not board.move_stack:
                 raise ProtocolError(ErrorCode.ILLEGAL_MOVE, "there is no move to undo")
             op, text = "push", "undo"
+            undone = board.pop()
         else:
             chosen = DEAL if kind == "deal" else move
             assert chosen is not None
-            try:
-                board.play(chosen)
-            except IllegalMove as exc:
-                raise ProtocolError(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
-            board.pop()
+            reason = board.explain(chosen)
+            if reason is not None:
+                raise ProtocolError(ErrorCode.ILLEGAL_MOVE, reason)
+            board.push(chosen)
+            pushed = True
             op, text = "push", move_text(chosen)
-        undo_token = None
-        if kind == "undo":
-            undo_token = board.pop()
-        elif kind in ("move", "deal"):
-            board.push(DEAL if kind == "deal" else move)  # type: ignore[arg-type]
         state = board.status()
         if kind != "resign":
             status = {Status.WON: "finished", Status.STUCK: "stuck"}.get(state, "playing")
-        summary = summarize(board, elapsed).as_dict()
+        summary = summarize(board, elapsed, status=state).as_dict()
         view = player_view(board).as_dict()
         extra = {"finished": now} if status in DONE else {}
         event = json.dumps(
@@ -416,9 +419,9 @@ class RaceService:
         )
         if outcome.result != "ok":
             # Put the cached board back as it was before this attempt.
-            if kind == "undo" and undo_token is not None:
-                board.push(undo_token)
-            elif kind in ("move", "deal"):
+            if undone is not None:
+                board.push(undone)
+            elif pushed:
                 board.pop()
         if outcome.result == "conflict":
             return None

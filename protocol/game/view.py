@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .board import NO_CARD, Board
+from .board import NO_CARD, Board, Status
 from .card import SUITS, card_text
 from .score import score
 
@@ -79,12 +79,16 @@ class Summary:
         }
 
 
-def summarize(board: Board, elapsed_seconds: int, moves: int | None = None) -> Summary:
+def summarize(
+    board: Board, elapsed_seconds: int, moves: int | None = None, status: Status | None = None
+) -> Summary:
     """Return the summary of ``board`` after ``elapsed_seconds`` of play.
 
     ``moves`` is the count of moves made; by default the length of the move stack.
+    ``status`` may be passed when the caller has just computed it (it costs a move generation).
     """
-    status = board.status()
+    if status is None:
+        status = board.status()
     won = status.value == "won"
     return Summary(
         score=score(board.runs, won, elapsed_seconds),

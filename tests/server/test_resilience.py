@@ -199,7 +199,7 @@ async def test_a_race_ends_at_its_time_limit(start_node: NodeFactory, open_clien
 async def test_a_racer_away_past_the_grace_period_is_marked_as_left(
     start_node: NodeFactory, open_client: Any
 ) -> None:
-    ann, bob, start, _ = await friend_race(start_node, open_client)
+    ann, bob, _start, _ = await friend_race(start_node, open_client)
     await ann.close()
     left = await bob.expect("progress", timeout=10, status="left")
     assert left["player"] == ann.player

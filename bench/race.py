@@ -1,0 +1,288 @@
+"""Race server load benchmark: moves/s and ack latency against a measured floor.
+
+Prints figures; asserts nothing. Three parts, all on loopback:
+
+1. Floor: a bare websockets + msgpack echo server that makes one Redis round trip (an
+   EVALSHA of a one-line script) per message, driven by the same clients.
+2. The race server: N racers in N/2 friend races on a known deal, each sending legal
+   moves (or an undo when every move would end their game) as fast as acks come back.
+3. Idle memory: C connected clients that said hello, RSS growth of the server process
+   divided by C.
+
+Usage: python bench/race.py [--racers 40] [--seconds 10] [--idle 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from protocol.codec import MSGPACK, decode_dict, encode  # noqa: E402
+from protocol.game import Board, move_json  # noqa: E402
+from protocol.message import from_dict  # noqa: E402
+from server.embedded import EmbeddedRedis  # noqa: E402
+
+DEAL = 987654321987
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+# -- floor ------------------------------------------------------------------------------
+
+
+async def floor_server(redis_url: str) -> tuple[Any, int]:
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(redis_url)
+    script = client.register_script("return redis.call('INCR', KEYS[1])")
+
+    async def handler(ws: Any) -> None:
+        async for frame in ws:
+            request = msgpack.unpackb(frame)
+            await script(keys=["floor"], args=[])
+            await ws.send(msgpack.packb({"type": "accepted", "ref": request.get("ref"), "v": 1}))
+
+    server = await serve(handler, "127.0.0.1", 0, compression=None)
+    port = server.sockets[0].getsockname()[1]
+    return server, port
+
+
+async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list[float]]:
+    latencies: list[float] = []
+    count = 0
+    stop = time.perf_counter() + seconds
+    move = {"type": "move", "game": "g0123456789abcdef", "v": 12, "move": {"card": "7H", "from": 2, "to": 5}}
+
+    async def one() -> None:
+        nonlocal count
+        async with connect(f"ws://127.0.0.1:{port}/", compression=None) as ws:
+            ref = 0
+            while time.perf_counter() < stop:
+                ref += 1
+                started = time.perf_counter()
+                await ws.send(msgpack.packb({**move, "ref": ref}))
+                await ws.recv()
+                latencies.append(time.perf_counter() - started)
+                count += 1
+
+    await asyncio.gather(*(one() for _ in range(racers)))
+    return count, latencies
+
+
+# -- the race server ----------------------------------------------------------------------
+
+
+class Racer:
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.ref = 0
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.ref += 1
+        ref = self.ref
+        await self.ws.send(encode(from_dict({**message, "ref": ref}), MSGPACK))
+        while True:
+            data = decode_dict(await self.ws.recv(), MSGPACK, limit=1 << 22)
+            if data.get("ref") == ref:
+                return data
+
+    async def expect(self, kind: str) -> dict[str, Any]:
+        while True:
+            data = decode_dict(await self.ws.recv(), MSGPACK, limit=1 << 22)
+            if data["type"] == kind:
+                return data
+
+
+def choose(board: Board, rng: random.Random) -> Any:
+    """Pick a legal move that keeps the game going, or None to undo."""
+    moves = board.legal_moves()
+    rng.shuffle(moves)
+    for move in moves:
+        board.push(move)
+        alive = board.status().value == "in_play"
+        board.pop()
+        if alive:
+            return move
+    return None
+
+
+async def drive_server(port: int, racers: int, seconds: float) -> tuple[int, list[float], int]:
+    url = f"ws://127.0.0.1:{port}/"
+    latencies: list[float] = []
+    count = 0
+    errors = 0
+
+    async def pair(index: int) -> None:
+        nonlocal count, errors
+        rng = random.Random(index)
+        a_ws = await connect(url, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
+        b_ws = await connect(url, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
+        a, b = Racer(a_ws), Racer(b_ws)
+        await a.request({"type": "hello", "name": f"A{index}"})
+        await b.request({"type": "hello", "name": f"B{index}"})
+        room = await a.request({"type": "room_create", "variant": "scorpion", "options": {"undo": True}})
+        await b.request({"type": "room_join", "room": room["room"]})
+        await b.request({"type": "ready", "ready": True})
+        await a.request({"type": "room_start"})
+        starts = await asyncio.gather(a.expect("race_started"), b.expect("race_started"))
+        stop = time.perf_counter() + seconds
+
+        async def play(racer: Racer, start: dict[str, Any]) -> None:
+            nonlocal count, errors
+            board = Board.new("scorpion", DEAL)
+            version = start["v"]
+            while time.perf_counter() < stop:
+                move = choose(board, rng)
+                started = time.perf_counter()
+                if move is None:
+                    answer = await racer.request({"type": "undo", "game": start["game"], "v": version})
+                else:
+                    answer = await racer.request(
+                        {"type": "move", "game": start["game"], "v": version, "move": move_json(move)}
+                    )
+                latencies.append(time.perf_counter() - started)
+                if answer["type"] != "accepted":
+                    errors += 1
+                    break
+                count += 1
+                version = answer["v"]
+                if move is None:
+                    board.pop()
+                else:
+                    board.push(move)
+
+        await asyncio.gather(play(a, starts[0]), play(b, starts[1]))
+        await a_ws.close()
+        await b_ws.close()
+
+    await asyncio.gather(*(pair(i) for i in range(racers // 2)))
+    return count, latencies, errors
+
+
+async def idle_memory(port: int, pid: int, clients: int) -> float:
+    url = f"ws://127.0.0.1:{port}/"
+    await asyncio.sleep(0.5)
+    before = rss_kib(pid)
+    sockets = []
+    for start in range(0, clients, 250):
+        batch = await asyncio.gather(
+            *(
+                connect(url, subprotocols=[MSGPACK], compression=None)
+                for _ in range(min(250, clients - start))
+            )  # type: ignore[list-item]
+        )
+        for ws in batch:
+            await ws.send(encode(from_dict({"type": "hello", "name": "Idle"}), MSGPACK))
+        for ws in batch:
+            await ws.recv()
+        sockets.extend(batch)
+    await asyncio.sleep(1.0)
+    after = rss_kib(pid)
+    for ws in sockets:
+        await ws.close()
+    return (after - before) / clients
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--racers", type=int, default=40)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--idle", type=int, default=5000)
+    args = parser.parse_args()
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = EmbeddedRedis(Path(tmp) / "redis", appendonly=True)
+        redis_url = await redis.start()
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()}")
+        print(
+            f"clients: {args.racers} racers for {args.seconds:.0f} s each phase; "
+            "Redis with AOF on a unix socket"
+        )
+
+        floor, floor_port = await floor_server(redis_url)
+        f_count, f_lat = await drive_floor(floor_port, args.racers, args.seconds)
+        floor.close()
+        await floor.wait_closed()
+        f_rate = f_count / args.seconds
+        print(
+            f"floor  (echo + 1 Redis round trip): {f_rate:8.0f} msg/s   "
+            f"p50 {1000 * percentile(f_lat, 0.5):6.2f} ms   p99 {1000 * percentile(f_lat, 0.99):6.2f} ms"
+        )
+
+        env = {
+            **os.environ,
+            "SCORPION_REDIS_URL": redis_url,
+            "SCORPION_TEST_DEALS": str(DEAL),
+            "SCORPION_COUNTDOWN_SECONDS": "0.1",
+            "SCORPION_LOG_LEVEL": "warning",
+            "SCORPION_MESSAGE_CREDITS": "100000",
+            "SCORPION_RACE_TIME_LIMIT": "3600",
+        }
+        command = [sys.executable, "-m", "server.main", "--port", "0"]
+        if os.environ.get("BENCH_PROFILE"):  # profile the server: BENCH_PROFILE=/tmp/server.prof
+            command[1:1] = ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]]
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        assert process.stdout is not None
+        port = int(re.search(r":(\d+)/", process.stdout.readline()).group(1))  # type: ignore[union-attr]
+        try:
+            s_count, s_lat, errors = await drive_server(port, args.racers, args.seconds)
+            s_rate = s_count / args.seconds
+            print(
+                f"server (validated moves, Lua commit): {s_rate:6.0f} moves/s "
+                f"p50 {1000 * percentile(s_lat, 0.5):6.2f} ms"
+                f"   p99 {1000 * percentile(s_lat, 0.99):6.2f} ms   errors {errors}"
+            )
+            print(
+                f"ratio: throughput {s_rate / f_rate:.2f}x the floor (goal >= 0.7), "
+                f"p99 {percentile(s_lat, 0.99) / percentile(f_lat, 0.99):.2f}x the floor's (goal <= 2)"
+            )
+            if args.idle:
+                per_client = await idle_memory(port, process.pid, args.idle)
+                print(
+                    f"idle memory: {per_client:.1f} KiB per connected client "
+                    f"with {args.idle} connections (goal <= 40)"
+                )
+            print(
+                f"load average after: {os.getloadavg()}; mean latency {1000 * statistics.mean(s_lat):.2f} ms"
+            )
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(20)
+            await redis.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
