@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import socket
+from pathlib import Path
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, ClassVar
@@ -98,6 +99,7 @@ class ScorpionServer:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.watchers: dict[str, set[Session]] = {}
         self.stopping = False
+        self.web_dir = _find_web_dir(config.web_dir)
         self.test_deals = [int(n) for n in config.test_deals.split(",") if n.strip()]
         if self.test_deals:
             log.warning(
@@ -197,7 +199,24 @@ class ScorpionServer:
         if path == "/metrics":
             self.metrics.live_games.set(sum(1 for g in self.race.games.values() if not g.ended))
             return _response(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE)
-        return None
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        return self.static(path)
+
+    def static(self, path: str) -> Response:
+        """Serve a file of the browser client (``/`` is its ``index.html``)."""
+        root = self.web_dir
+        if root is None:
+            return _response(HTTPStatus.NOT_FOUND, b"the browser client is not installed\n", "text/plain")
+        relative = "index.html" if path in ("", "/") else path.lstrip("/")
+        target = (root / relative).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
+        kind = _CONTENT_TYPES.get(target.suffix, "application/octet-stream")
+        response = _response(HTTPStatus.OK, target.read_bytes(), kind)
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
 
     # -- connections --------------------------------------------------------------------
 
@@ -747,6 +766,28 @@ def _select_subprotocol(connection: ServerConnection, subprotocols: Any) -> Any:
         if offered in SUBPROTOCOLS:
             return offered
     return None
+
+
+_CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
+}
+
+
+def _find_web_dir(configured: Path | None) -> Path | None:
+    """Locate the browser client's files: configured, or installed beside this package.
+
+    The server reads them as files; it never imports the client package.
+    """
+    candidate = configured or Path(__file__).resolve().parent.parent / "client" / "web"
+    return candidate.resolve() if candidate.is_dir() else None
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:

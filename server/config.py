@@ -46,6 +46,7 @@ class Config:
     finished_game_ttl: float = 7 * 24 * 3600.0
     room_ttl: float = 3600.0
     test_deals: str = ""
+    web_dir: Path | None = None
 
 
 _HELP = {
@@ -73,6 +74,7 @@ _HELP = {
     "close_timeout": "seconds to wait for a client's closing handshake before dropping it",
     "finished_game_ttl": "seconds finished games are kept for replays",
     "room_ttl": "seconds an idle room is kept",
+    "web_dir": "directory of the browser client served at / (default: the installed client/web)",
     "test_deals": (
         "comma-separated deal numbers used in turn (the last repeats) instead of secret ones: "
         "tests and demos only"
@@ -107,7 +109,7 @@ def _convert(name: str, raw: str, default: object) -> object:
         return int(raw)
     if isinstance(default, float):
         return float(raw)
-    if isinstance(default, Path):
+    if isinstance(default, Path) or name.endswith("_dir"):
         return Path(raw).expanduser()
     return raw
 
