@@ -16,9 +16,9 @@ import json
 import logging
 import os
 import socket
-from pathlib import Path
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
+from pathlib import Path
 from typing import Any, ClassVar
 
 from websockets.asyncio.server import Server, ServerConnection, serve

@@ -6,4 +6,4 @@ Each module defines ``register(subparsers)``, which adds its parser and sets ``h
 
 __all__ = ["COMMAND_MODULES"]
 
-COMMAND_MODULES = ("client.commands.deal",)
+COMMAND_MODULES = ("client.commands.deal", "client.commands.solve", "client.commands.study")
