@@ -1,0 +1,154 @@
+"""``scorpion study``: solve many random deals and report how many can be won.
+
+Deal numbers are drawn from PySolFC's large range (32001 to 10**20 - 1) with ``--seed``
+for a reproducible list, else with :mod:`secrets`; the numbers are always listed (in the
+output, or in the ``--out`` file) so anyone can re-run exactly the same deals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import secrets
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, ReserveRule
+from protocol.solver import Budget, Verdict, percentile, solve_deal, wilson_interval
+
+__all__ = ["draw_numbers", "register", "run", "summarize"]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``study`` subcommand."""
+    parser = subparsers.add_parser("study", help="solve random deals and report the share that can be won")
+    parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
+    parser.add_argument("--deals", type=int, default=100, help="how many deals (default 100)")
+    parser.add_argument("--budget-seconds", type=float, default=10.0, help="time budget per deal")
+    parser.add_argument("--budget-nodes", type=int, default=50_000_000, help="node budget per deal")
+    parser.add_argument(
+        "--reserve", default=ReserveRule.ANY_TIME.value, choices=[rule.value for rule in ReserveRule]
+    )
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--seed", type=int, help="seed for a reproducible list of deal numbers")
+    parser.add_argument("--numbers-file", type=Path, help="solve the numbers in this file, one per line")
+    parser.add_argument("--out", type=Path, help="write every deal's number and result to this JSON file")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(handler=run)
+
+
+def draw_numbers(count: int, seed: int | None) -> list[int]:
+    """Return ``count`` deal numbers from the large range, reproducibly when ``seed`` is given."""
+    span = MAX_NUMBER - COMPETITIVE_MIN + 1
+    if seed is not None:
+        rng = random.Random(seed)
+        return [COMPETITIVE_MIN + rng.randrange(span) for _ in range(count)]
+    return [COMPETITIVE_MIN + secrets.randbelow(span) for _ in range(count)]
+
+
+def _solve_one(task: tuple[str, int, str, float, int]) -> dict[str, object]:
+    variant, number, rule, seconds, nodes = task
+    budget = Budget(nodes=nodes, seconds=seconds, clock=time.perf_counter)
+    solution = solve_deal(variant, number, rule, budget)
+    return {
+        "number": number,
+        "verdict": solution.verdict.value,
+        "nodes": solution.nodes,
+        "seconds": round(solution.seconds or 0.0, 6),
+        "moves": len(solution.moves),
+    }
+
+
+def _results(tasks: list[tuple[str, int, str, float, int]], workers: int) -> Iterator[dict[str, object]]:
+    if workers <= 1:
+        for task in tasks:
+            yield _solve_one(task)
+        return
+    with multiprocessing.Pool(workers) as pool:
+        yield from pool.imap(_solve_one, tasks, chunksize=1)
+
+
+def summarize(results: list[dict[str, object]]) -> dict[str, object]:
+    """Return counts with 95% Wilson intervals and solve-time percentiles."""
+    total = len(results)
+    summary: dict[str, object] = {"deals": total}
+    for verdict in Verdict:
+        count = sum(1 for item in results if item["verdict"] == verdict.value)
+        low, high = wilson_interval(count, total)
+        share = count / total if total else 0.0
+        summary[verdict.value] = {"count": count, "share": share, "ci95": [low, high]}
+    times = [float(str(item["seconds"])) for item in results]
+    summary["seconds"] = {
+        "median": percentile(times, 0.5),
+        "p90": percentile(times, 0.9),
+        "p99": percentile(times, 0.99),
+        "max": max(times) if times else 0.0,
+        "total": sum(times),
+    }
+    return summary
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the study and print its summary."""
+    if args.numbers_file is not None:
+        numbers = [int(line) for line in args.numbers_file.read_text().split() if line.strip()]
+    else:
+        numbers = draw_numbers(args.deals, args.seed)
+    tasks = [
+        (args.variant, number, args.reserve, args.budget_seconds, args.budget_nodes) for number in numbers
+    ]
+    results: list[dict[str, object]] = []
+    tally = dict.fromkeys((verdict.value for verdict in Verdict), 0)
+    started = time.perf_counter()
+    for result in _results(tasks, args.workers):
+        results.append(result)
+        tally[str(result["verdict"])] += 1
+        print(
+            f"\r{len(results)}/{len(tasks)} won {tally['winnable']} lost {tally['unwinnable']} "
+            f"unknown {tally['unknown']} ({time.perf_counter() - started:.0f} s)",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+    print(file=sys.stderr)
+    summary = summarize(results)
+    summary.update(
+        {
+            "variant": args.variant,
+            "reserve": args.reserve,
+            "budget_seconds": args.budget_seconds,
+            "budget_nodes": args.budget_nodes,
+            "seed": args.seed,
+            "workers": args.workers,
+            "wall_seconds": round(time.perf_counter() - started, 3),
+            "loadavg": list(os.getloadavg()),
+        }
+    )
+    if args.out is not None:
+        args.out.write_text(json.dumps({"summary": summary, "deals": results}, indent=1) + "\n")
+    else:
+        summary["numbers"] = numbers
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    print(f"{args.variant} {args.reserve}: {len(results)} deals, budget {args.budget_seconds} s per deal")
+    for verdict in Verdict:
+        entry = summary[verdict.value]
+        assert isinstance(entry, dict)
+        low, high = entry["ci95"]
+        print(f"  {verdict.value:<10} {entry['count']:>6}  {100 * entry['share']:6.2f}%  "
+              f"95% CI {100 * low:.2f}-{100 * high:.2f}%")
+    timing = summary["seconds"]
+    assert isinstance(timing, dict)
+    template = "  solve time: median {median:.4f} s, p90 {p90:.4f} s, p99 {p99:.3f} s, max {max:.3f} s"
+    print(template.format(**timing))
+    if args.out is not None:
+        print(f"  deals and results: {args.out}")
+    else:
+        print("  numbers: " + " ".join(str(number) for number in numbers))
+    return 0
