@@ -98,16 +98,30 @@ class State(StrEnum):
     CLOSED = "closed"
 
 
-ANYWHERE: Final = frozenset({"ping", "games_list", "replay", "daily_info"})
+ANYWHERE: Final = frozenset(
+    {"ping", "games_list", "replay", "daily_info", "leaderboard", "around_me", "stats", "saved_games"}
+)
 """Client messages allowed in every state after hello."""
 
 ALLOWED: Final[Mapping[State, frozenset[str]]] = {
     State.CONNECTED: frozenset({"hello", "ping"}),
     State.IDLE: ANYWHERE
-    | {"room_create", "room_join", "queue_join", "resume", "watch", "daily_start", "forget_me"},
+    | {
+        "room_create",
+        "room_join",
+        "queue_join",
+        "resume",
+        "watch",
+        "daily_start",
+        "forget_me",
+        "solo_new",
+        "solo_replay",
+        "solo_resume",
+    },
     State.IN_ROOM: ANYWHERE | {"ready", "room_leave", "room_start"},
     State.QUEUED: ANYWHERE | {"queue_cancel"},
-    State.RACING: ANYWHERE | {"move", "deal", "undo", "hint", "resign", "resume"},
+    State.RACING: ANYWHERE
+    | {"move", "deal", "undo", "hint", "resign", "resume", "solo_new", "solo_replay", "solo_resume"},
     State.WATCHING: ANYWHERE | {"unwatch"},
     State.CLOSED: frozenset(),
 }
@@ -130,6 +144,7 @@ TRANSITIONS: Final[Mapping[tuple[State, str], State]] = {
     (State.WATCHING, "ok:unwatch"): State.IDLE,
     (State.WATCHING, "race_ended"): State.IDLE,
     **{(state, "ok:forget_me"): State.CLOSED for state in State},
+    **{(state, "forgotten"): State.CLOSED for state in State},
 }
 """Next state after the server sends a message: keyed by state and :func:`transition_key`."""
 

@@ -31,6 +31,7 @@ from .game.variant import VARIANTS, ReserveRule
 __all__ = [
     "CLIENT_TYPES",
     "EVENT_TYPES",
+    "GAME_MODES",
     "MAX_EPOCH_MS",
     "MAX_NAME",
     "MAX_REF",
@@ -42,6 +43,7 @@ __all__ = [
     "ROOM_CODE_LENGTH",
     "SERVER_TYPES",
     "Accepted",
+    "AroundMe",
     "Batch",
     "Countdown",
     "Daily",
@@ -50,6 +52,7 @@ __all__ = [
     "DealReserve",
     "Error",
     "ForgetMe",
+    "Forgotten",
     "GameInfo",
     "Games",
     "GamesList",
@@ -57,6 +60,9 @@ __all__ = [
     "Hello",
     "HintRequest",
     "Hints",
+    "Leaderboard",
+    "LeaderboardEntry",
+    "LeaderboardPage",
     "MatchFound",
     "Message",
     "Ok",
@@ -86,14 +92,23 @@ __all__ = [
     "RoomPlayer",
     "RoomStart",
     "RoomState",
+    "SavedGame",
+    "SavedGames",
+    "SavedGamesList",
     "Snapshot",
+    "SoloNew",
+    "SoloReplay",
+    "SoloResume",
     "SpectateEvent",
     "SpectatorSnapshot",
     "Spectators",
     "Standing",
+    "Stats",
+    "StatsInfo",
     "Struct",
     "Undo",
     "Unwatch",
+    "VariantStats",
     "Watch",
     "Welcome",
     "deal_commitment",
@@ -123,6 +138,8 @@ MAX_CELLS = max(v.cells for v in VARIANTS.values())
 """Most open reserve cells of any variant (``R1``, ``R2``)."""
 MAX_LIST = 1000
 """Longest list a server message carries (games, events of a batch, moves of a replay)."""
+GAME_MODES = ("race", "solo", "daily", "practice")
+"""What a game is: a race of 2-8, a solo game, a ranked daily attempt, or unranked daily practice."""
 RACER_STATUSES = ("playing", "finished", "stuck", "resigned", "left")
 """Where a racer stands: still playing, won the deal, no move left, gave up, disconnected for good."""
 
@@ -318,6 +335,7 @@ _MOVE = _spec(_move, move_json)
 _HEX64 = _spec(_pattern(r"[0-9a-f]{64}", "64 lowercase hexadecimal digits (a sha256)"))
 _SALT = _spec(_pattern(r"[0-9a-f]{32,64}", "32 to 64 lowercase hexadecimal digits"))
 _NUMBER = _spec(_deal_number, str)
+_RULES = tuple(rule.value for rule in ReserveRule)
 _DATE = _spec(_pattern(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", "a date written YYYY-MM-DD"))
 _TYPE_NAME = _spec(_pattern(r"[a-z_]{1,32}", "a message type name"))
 _PLAIN_MOVES = _list(_plain_map, MAX_LIST)
@@ -797,6 +815,7 @@ class RaceStarted(Message):
     roster: tuple[Racer, ...] = field(metadata=_structs(Racer, MAX_PLAYERS))
     room: str | None = field(default=None, metadata=_ROOM)
     daily: str | None = field(default=None, metadata=_DATE)
+    mode: str = field(default="race", metadata=_spec(_choice(GAME_MODES)))
 
 
 @_message(_CLIENT)
@@ -896,8 +915,9 @@ class RaceEnded(Message):
     game: str = field(metadata=_ID)
     v: int = field(metadata=_VERSION)
     standings: tuple[Standing, ...] = field(metadata=_structs(Standing, MAX_PLAYERS))
-    number: int = field(metadata=_NUMBER)
-    salt: str = field(metadata=_SALT)
+    number: int | None = field(default=None, metadata=_NUMBER)
+    salt: str | None = field(default=None, metadata=_SALT)
+    """Absent for a daily game until its day is over: everyone plays that deal all day."""
 
 
 # ---------------------------------------------------------------- resume
@@ -974,6 +994,8 @@ class Snapshot(Message):
     summary: dict[str, Any] = field(metadata=_SUMMARY)
     status: str = field(metadata=_STATUS)
     racers: tuple[RacerProgress, ...] = field(metadata=_structs(RacerProgress, MAX_PLAYERS))
+    mode: str = field(default="race", metadata=_spec(_choice(GAME_MODES)))
+    daily: str | None = field(default=None, metadata=_DATE)
 
 
 # ---------------------------------------------------------------- spectating
@@ -1103,15 +1125,16 @@ class ReplayLog(Message):
 @_message(_CLIENT)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DailyInfo(Message):
-    """Ask about today's daily deal."""
+    """Ask about today's daily deal of a variant (and yesterday's revealed one)."""
 
     TYPE: ClassVar[str] = "daily_info"
+    variant: str = field(default="scorpion", metadata=_VARIANT)
 
 
 @_message(_SERVER)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Daily(Message):
-    """Answer daily_info: the date, variant, commitment, closing time, and whether the player played."""
+    """Answer daily_info: the date, commitment, closing time, the player's attempt, yesterday's reveal."""
 
     TYPE: ClassVar[str] = "daily"
     date: str = field(metadata=_DATE)
@@ -1119,40 +1142,184 @@ class Daily(Message):
     commitment: str = field(metadata=_HEX64)
     ends: int = field(metadata=_EPOCH)
     played: bool = field(metadata=_spec(_bool))
+    finished: bool = field(default=False, metadata=_spec(_bool))
+    previous: dict[str, Any] | None = field(default=None, metadata=_spec(_plain_map))
+    """Yesterday's deal revealed: {"date", "number" (text), "salt", "commitment"}."""
 
 
 @_message(_CLIENT)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DailyStart(Message):
-    """Start today's daily deal, once per player (answered with race_started)."""
+    """Start today's daily deal: the one ranked attempt, or unranked practice once it is over."""
 
     TYPE: ClassVar[str] = "daily_start"
+    variant: str = field(default="scorpion", metadata=_VARIANT)
+    practice: bool = field(default=False, metadata=_spec(_bool))
+
+
+@_struct_done
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaderboardEntry(Struct):
+    """One line of a daily leaderboard."""
+
+    rank: int = field(metadata=_spec(_int(1, MAX_VERSION)))
+    player: str = field(metadata=_ID)
+    name: str = field(metadata=_NAME)
+    score: int = field(metadata=_spec(_int(0, 10**6)))
+    elapsed: int = field(metadata=_COUNT)
+    finished: int = field(metadata=_EPOCH)
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leaderboard(Message):
+    """Ask for a page of a day's leaderboard (today by default); ``subscribe`` pushes updates."""
+
+    TYPE: ClassVar[str] = "leaderboard"
+    variant: str = field(default="scorpion", metadata=_VARIANT)
+    date: str | None = field(default=None, metadata=_DATE)
+    offset: int = field(default=0, metadata=_spec(_int(0, MAX_VERSION)))
+    limit: int = field(default=20, metadata=_spec(_int(1, 100)))
+    subscribe: bool = field(default=False, metadata=_spec(_bool))
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AroundMe(Message):
+    """Ask for the player's own rank with ``radius`` neighbours above and below."""
+
+    TYPE: ClassVar[str] = "around_me"
+    variant: str = field(default="scorpion", metadata=_VARIANT)
+    date: str | None = field(default=None, metadata=_DATE)
+    radius: int = field(default=5, metadata=_spec(_int(0, 50)))
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaderboardPage(Message):
+    """Answer leaderboard/around_me (or push an update): entries from rank ``offset + 1``."""
+
+    TYPE: ClassVar[str] = "leaderboard_page"
+    variant: str = field(metadata=_VARIANT)
+    date: str = field(metadata=_DATE)
+    offset: int = field(metadata=_COUNT)
+    total: int = field(metadata=_COUNT)
+    entries: tuple[LeaderboardEntry, ...] = field(metadata=_structs(LeaderboardEntry, 101))
+    me: int | None = field(default=None, metadata=_spec(_int(1, MAX_VERSION)))
+    """The asking player's rank, when they are on this day's board."""
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SoloNew(Message):
+    """Start a solo game on a fresh secret deal (New Game); ``save`` keeps it resumable."""
+
+    TYPE: ClassVar[str] = "solo_new"
+    variant: str = field(default="scorpion", metadata=_VARIANT)
+    reserve_rule: str = field(
+        default="any-time", metadata=_spec(_choice(tuple(r.value for r in ReserveRule)))
+    )
+    save: bool = field(default=True, metadata=_spec(_bool))
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SoloReplay(Message):
+    """Start the same deal as one of the player's solo games again (Replay)."""
+
+    TYPE: ClassVar[str] = "solo_replay"
+    game: str = field(metadata=_ID)
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SoloResume(Message):
+    """Continue a saved solo game, from any device (answered with snapshot)."""
+
+    TYPE: ClassVar[str] = "solo_resume"
+    game: str = field(metadata=_ID)
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SavedGames(Message):
+    """List the player's saved solo games in progress."""
+
+    TYPE: ClassVar[str] = "saved_games"
+
+
+@_struct_done
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SavedGame(Struct):
+    """One saved solo game."""
+
+    game: str = field(metadata=_ID)
+    variant: str = field(metadata=_VARIANT)
+    start: int = field(metadata=_EPOCH)
+    summary: dict[str, Any] = field(metadata=_SUMMARY)
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SavedGamesList(Message):
+    """Answer saved_games: the saved solo games, newest first."""
+
+    TYPE: ClassVar[str] = "saved_games_list"
+    games: tuple[SavedGame, ...] = field(metadata=_structs(SavedGame, MAX_LIST))
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stats(Message):
+    """Ask for the player's statistics (every variant, or one)."""
+
+    TYPE: ClassVar[str] = "stats"
+    variant: str | None = field(default=None, metadata=_VARIANT)
+
+
+@_struct_done
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VariantStats(Struct):
+    """A player's record in one variant (kept separately per variant)."""
+
+    variant: str = field(metadata=_VARIANT)
+    started: int = field(metadata=_COUNT)
+    won: int = field(metadata=_COUNT)
+    best_score: int = field(metadata=_COUNT)
+    best_time: int | None = field(default=None, metadata=_COUNT)
+    average_score: int = field(metadata=_COUNT)
+    streak: int = field(metadata=_COUNT)
+    longest_streak: int = field(metadata=_COUNT)
+    dailies: int = field(metadata=_COUNT)
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StatsInfo(Message):
+    """Answer stats."""
+
+    TYPE: ClassVar[str] = "stats_info"
+    stats: tuple[VariantStats, ...] = field(metadata=_structs(VariantStats, len(VARIANTS)))
 
 
 @_message(_CLIENT)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ForgetMe(Message):
-    """Erase the player's identity and records (answered with ok, then the server closes)."""
+    """Erase the player's identity and records (answered with forgotten, then the server closes)."""
 
     TYPE: ClassVar[str] = "forget_me"
 
 
-RESERVED_TYPES = frozenset(
-    {
-        "leaderboard",
-        "leaderboard_page",
-        "around_me",
-        "stats",
-        "stats_info",
-        "solo_new",
-        "solo_replay",
-        "solo_resume",
-        "solo_started",
-        "saved_games",
-        "saved_games_list",
-        "daily_result",
-    }
-)
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Forgotten(Message):
+    """Answer forget_me with what was removed; the old token no longer works."""
+
+    TYPE: ClassVar[str] = "forgotten"
+    removed: dict[str, Any] = field(metadata=_spec(_plain_map))
+
+
+RESERVED_TYPES = frozenset({"solo_started", "daily_result"})
 """Type names kept for a later version of the protocol; receiving one is ``unavailable``."""
 
 CLIENT_TYPES = frozenset(t for t, c in MESSAGES.items() if c.FROM == _CLIENT)

@@ -251,7 +251,7 @@ def reach(code: ErrorCode) -> ProtocolError | None:
         ErrorCode.BAD_FIELD: lambda: decode(msgpack.packb({"type": "hello"})),
         ErrorCode.HELLO_FIRST: lambda: Flow().check(PlayMove(game="g", v=0, move=Move(0, 0, 1))),
         ErrorCode.NOT_ALLOWED: lambda: Flow().check(Hello(name="a")) or Flow().check(Hello(name="a")),
-        ErrorCode.UNAVAILABLE: lambda: decode(msgpack.packb({"type": "leaderboard"})),
+        ErrorCode.UNAVAILABLE: lambda: decode(msgpack.packb({"type": "daily_result"})),
         ErrorCode.INTERNAL: lambda: encode(
             Progress(game="g", v=1, player="p", summary={1: {2}}, status="left")
         ),
