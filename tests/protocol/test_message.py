@@ -198,7 +198,8 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "me": st.none() | st.integers(1, 2**31 - 1),
     "practice": st.booleans(),
     "finished": st.booleans(),
-    "previous": st.none() | st.fixed_dictionaries({"date": dates, "number": st.just("123456"), "salt": salts}),
+    "previous": st.none()
+    | st.fixed_dictionaries({"date": dates, "number": st.just("123456"), "salt": salts}),
     "mode": st.sampled_from(["race", "solo", "daily", "practice"]),
     "reserve_rule": st.sampled_from(["any-time", "when-stuck"]),
     "save": st.booleans(),
