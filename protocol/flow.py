@@ -6,12 +6,13 @@ with :func:`after` for every message it sends: the state follows what the server
 a refused request never changes it.
 
 ================  ==========================================================  ===================
-state             client messages allowed (plus ping, games_list, replay,     left by (server sends)
-                  daily_info everywhere after hello)
+state             client messages allowed (plus, everywhere after hello:      left by (server sends)
+                  ping, games_list, replay, daily_info, leaderboard,
+                  around_me, stats, saved_games, forget_me)
 ================  ==========================================================  ===================
 CONNECTED         hello, ping                                                 welcome -> IDLE
 IDLE              room_create, room_join, queue_join, resume, watch,          room -> IN_ROOM,
-                  daily_start, forget_me                                      queued -> QUEUED,
+                  daily_start, solo_new, solo_replay, solo_resume             queued -> QUEUED,
                                                                               race_started,
                                                                               batch, snapshot ->
                                                                               RACING, spectate ->
@@ -23,13 +24,15 @@ QUEUED            queue_cancel                                                ok
                                                                               queue_timeout ->
                                                                               IDLE, race_started
                                                                               -> RACING
-RACING            move, deal, undo, hint, resign, resume                      race_ended -> IDLE
+RACING            move, deal, undo, hint, resign, resume, solo_new,           race_ended -> IDLE
+                  solo_replay, solo_resume
 WATCHING          unwatch                                                     ok(unwatch),
                                                                               race_ended -> IDLE
 CLOSED            nothing                                                     (final)
 ================  ==========================================================  ===================
 
-``ok(forget_me)`` leads from any state to ``CLOSED``; ``error`` never changes the state.
+``forgotten`` (the answer to forget_me) leads from any state to ``CLOSED``; ``error`` never
+changes the state.
 The module also holds the message credits (rate limit) and the websocket close codes.
 """
 
@@ -99,7 +102,17 @@ class State(StrEnum):
 
 
 ANYWHERE: Final = frozenset(
-    {"ping", "games_list", "replay", "daily_info", "leaderboard", "around_me", "stats", "saved_games"}
+    {
+        "ping",
+        "games_list",
+        "replay",
+        "daily_info",
+        "leaderboard",
+        "around_me",
+        "stats",
+        "saved_games",
+        "forget_me",
+    }
 )
 """Client messages allowed in every state after hello."""
 
@@ -113,7 +126,6 @@ ALLOWED: Final[Mapping[State, frozenset[str]]] = {
         "resume",
         "watch",
         "daily_start",
-        "forget_me",
         "solo_new",
         "solo_replay",
         "solo_resume",

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
@@ -28,17 +29,27 @@ from websockets.http11 import Request, Response
 
 from protocol.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, decode, format_of
 from protocol.error import ErrorCode, ProtocolError
-from protocol.flow import CLOSE_POLICY, CLOSE_RESTART, State
+from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_RESTART, State
+from protocol.game import VARIANTS
 from protocol.message import (
+    AroundMe,
     Batch,
     Countdown,
+    Daily,
+    DailyInfo,
+    DailyStart,
     DealReserve,
     Error,
+    ForgetMe,
+    Forgotten,
     GameInfo,
     Games,
     GamesList,
     Hello,
     HintRequest,
+    Leaderboard,
+    LeaderboardEntry,
+    LeaderboardPage,
     MatchFound,
     Message,
     Ok,
@@ -60,13 +71,23 @@ from protocol.message import (
     RoomPlayer,
     RoomStart,
     RoomState,
+    SavedGame,
+    SavedGames,
+    SavedGamesList,
+    SoloNew,
+    SoloReplay,
+    SoloResume,
+    Stats,
+    StatsInfo,
     Undo,
     Unwatch,
+    VariantStats,
     Watch,
     Welcome,
 )
 
 from .config import Config
+from .daily import DailyService, leaderboard_key
 from .embedded import EmbeddedRedis
 from .hub import Hub
 from .metrics import CONTENT_TYPE, Metrics
@@ -85,8 +106,9 @@ RESUME_BATCH_LIMIT = 100
 class ScorpionServer:
     """One node of Scorpion Race."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, clock: Callable[[], float] = time.time) -> None:
         self.config = config
+        self.clock = clock
         self.node = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
         self.metrics = Metrics()
         self.embedded: EmbeddedRedis | None = None
@@ -98,6 +120,8 @@ class ScorpionServer:
         self.by_player: dict[str, set[Session]] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.watchers: dict[str, set[Session]] = {}
+        self.followed: set[str] = set()
+        self.board_watchers: dict[tuple[str, str], set[Session]] = {}
         self.stopping = False
         self.web_dir = _find_web_dir(config.web_dir)
         self.test_deals = [int(n) for n in config.test_deals.split(",") if n.strip()]
@@ -114,7 +138,7 @@ class ScorpionServer:
         if url is None:
             self.embedded = EmbeddedRedis(self.config.data_dir)
             url = await self.embedded.start()
-        self.store = Store(url)
+        self.store = Store(url, daily_secret=self.config.daily_secret)
         if not await self.store.ping():
             raise RuntimeError(f"Redis at {url} does not answer")
         self.hub = Hub(self.store, on_error=self.metrics.redis_errors.inc)
@@ -125,7 +149,9 @@ class ScorpionServer:
             time_limit=self.config.race_time_limit,
             keep_finished=self.config.finished_game_ttl,
             on_game_loaded=self._game_loaded,
+            on_race_done=self._race_done,
         )
+        self.daily = DailyService(self.store, clock=self.clock, keep_days=self.config.leaderboard_days)
         self.server = await serve(
             self.handle,
             self.config.host,
@@ -289,6 +315,13 @@ class ScorpionServer:
             session.writer.cancel()
         for game_id in list(session.watching):
             await self._stop_watching(session, game_id)
+        for key in list(session.boards):
+            watchers = self.board_watchers.get(key, set())
+            watchers.discard(session)
+            if not watchers:
+                self.board_watchers.pop(key, None)
+                with contextlib.suppress(Exception):
+                    await self.hub.unsubscribe(f"lb:{key[0]}:{key[1]}", self._on_board_change)
         if session.player is None:
             return
         player = session.player
@@ -300,6 +333,8 @@ class ScorpionServer:
                 await self.hub.unsubscribe(player_channel(player), self._on_player_notice)
         for game_id in list(session.games):
             await self._detach(session, game_id)
+        if session.forgotten:
+            return  # nothing of theirs is left to clean up
         with contextlib.suppress(Exception):
             remaining = await self.store.presence(player, -1)
             if session.queued:
@@ -315,6 +350,9 @@ class ScorpionServer:
         await asyncio.sleep(self.config.grace_period)
         if await self.store.presence(player, 0) > 0:
             return
+        game = await self.race.load(game_id)
+        if game is not None and game.saved:
+            return  # a saved solo game waits for its player
         await self.race.mark_left(game_id, player)
 
     # -- dispatch -----------------------------------------------------------------------
@@ -432,9 +470,7 @@ class ScorpionServer:
         self, racers: list[tuple[str, str]], variant: str, options: Options, room: str | None, game_id: str
     ) -> None:
         await asyncio.sleep(self.config.countdown_seconds)
-        number = None
-        if self.test_deals:  # used in turn; the last one repeats
-            number = self.test_deals.pop(0) if len(self.test_deals) > 1 else self.test_deals[0]
+        number = self._next_test_deal()  # None: a fresh secret number
         await self.race.start_race(racers, variant, options, room=room, game_id=game_id, number=number)
         if room:
             await self.store.set_room_state(room, "racing")
@@ -534,8 +570,8 @@ class ScorpionServer:
     # racing ---------------------------------------------------------------------------------
 
     def _game_loaded(self, game: LiveGame) -> None:
-        if game.ended:
-            return
+        if game.ended or not game.time_limit_ms:
+            return  # over already, or no time limit (solo games)
         delay = max(0.0, (game.start + game.time_limit_ms - now_ms()) / 1000)
         game.timer = self.spawn(self._time_limit(game.game_id, delay))
 
@@ -543,19 +579,32 @@ class ScorpionServer:
         await asyncio.sleep(delay)
         await self.race.end_race(game_id)
 
-    async def _attach(self, session: Session, game_id: str, after: int) -> None:
-        """Make a racer's connection follow a game from version ``after`` on."""
+    async def _follow(self, game_id: str) -> None:
+        """Subscribe this node to a game's events (once, however many local followers)."""
+        if game_id not in self.followed:
+            self.followed.add(game_id)
+            await self.hub.subscribe(game_channel(game_id), self._on_game_event)
+
+    async def _attach(self, session: Session, game_id: str, after: int, ref: Any = None) -> None:
+        """Make a racer's connection follow a game from version ``after`` on.
+
+        With a ``ref``, the game's first event answers the request that started it.
+        """
         game = await self.race.load(game_id)
         if game is None:
             raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {game_id!r}")
-        first = not game.listeners
         game.listeners.add(session)
         session.games[game_id] = after
-        if first:
-            await self.hub.subscribe(game_channel(game_id), self._on_game_event)
+        await self._follow(game_id)
         for version, raw in await self.store.events(game_id, after):
             event = json.loads(raw)
             self.race.note_event(game, version, event)
+            if version == 1 and ref is not None and session.games[game_id] < 1:
+                first = project(game, version, event, session.player)
+                if first is not None:
+                    session.games[game_id] = 1
+                    session.send(dataclasses.replace(first, ref=ref))
+                    continue
             session.deliver(game_id, version, event, spectator=False)
 
     async def _detach(self, session: Session, game_id: str) -> None:
@@ -569,8 +618,10 @@ class ScorpionServer:
     async def _maybe_forget(self, game: LiveGame) -> None:
         if game.listeners or self.watchers.get(game.game_id):
             return
-        with contextlib.suppress(Exception):
-            await self.hub.unsubscribe(game_channel(game.game_id), self._on_game_event)
+        if game.game_id in self.followed:
+            self.followed.discard(game.game_id)
+            with contextlib.suppress(Exception):
+                await self.hub.unsubscribe(game_channel(game.game_id), self._on_game_event)
         if game.timer is not None:
             game.timer.cancel()
         self.race.games.pop(game.game_id, None)
@@ -651,11 +702,7 @@ class ScorpionServer:
             raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "you are not racing in that game")
         missed = await self.store.events(message.game, message.v)
         if len(missed) > RESUME_BATCH_LIMIT:
-            snapshot = await self.race.snapshot(game, session.player)
-            session.games[game.game_id] = snapshot.v
-            game.listeners.add(session)
-            await self.hub.subscribe(game_channel(game.game_id), self._on_game_event)
-            session.send(dataclasses.replace(snapshot, ref=message.ref))
+            await self._resume_with_snapshot(session, game, message.ref)
             return
         events = []
         for version, raw in missed:
@@ -666,10 +713,332 @@ class ScorpionServer:
                 events.append(projected)
         last = missed[-1][0] if missed else message.v
         session.games[game.game_id] = last
-        if len(game.listeners) == 0:
-            await self.hub.subscribe(game_channel(game.game_id), self._on_game_event)
         game.listeners.add(session)
+        await self._follow(game.game_id)
         session.send(Batch(game=game.game_id, v=last, events=tuple(events), ref=message.ref))
+
+    async def _resume_with_snapshot(self, session: Session, game: LiveGame, ref: Any) -> None:
+        assert session.player is not None
+        snapshot = await self.race.snapshot(game, session.player)
+        session.games[game.game_id] = snapshot.v
+        game.listeners.add(session)
+        await self._follow(game.game_id)
+        session.send(dataclasses.replace(snapshot, ref=ref))
+
+    # solo play ------------------------------------------------------------------------------
+
+    async def _start_single(
+        self,
+        session: Session,
+        variant: str,
+        options: Options,
+        *,
+        mode: str,
+        ref: Any,
+        number: int | None = None,
+        salt: str | None = None,
+        daily: str | None = None,
+        save: bool = False,
+        game_id: str | None = None,
+    ) -> str:
+        """Start a one-racer game (solo, daily attempt or practice) and attach the session."""
+        assert session.player is not None
+        game_id = await self.race.start_race(
+            [(session.player, session.name)],
+            variant,
+            options,
+            game_id=game_id,
+            number=number,
+            mode=mode,
+            daily=daily,
+            salt=salt,
+            time_limit=0 if mode == "solo" else None,
+            saved=save,
+        )
+        if save:
+            await self.store.save_game(session.player, game_id, now_ms())
+        if mode != "practice":
+            await self.store.count_start(session.player, variant)
+        await self.store.set_player_place(session.player, game=game_id)
+        await self._attach(session, game_id, 0, ref=ref)
+        return game_id
+
+    async def on_solo_new(self, session: Session, message: SoloNew) -> None:
+        options = Options(undo=True, hints=True, spectators=False, reserve_rule=message.reserve_rule)
+        number = self._next_test_deal()
+        await self._start_single(
+            session, message.variant, options, mode="solo", ref=message.ref, number=number, save=message.save
+        )
+
+    async def _own_solo_game(self, session: Session, game_id: str) -> LiveGame:
+        game = await self.race.load(game_id)
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {game_id!r}")
+        if session.player not in game.status or game.mode != "solo":
+            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "that is not one of your solo games")
+        return game
+
+    async def on_solo_replay(self, session: Session, message: SoloReplay) -> None:
+        game = await self._own_solo_game(session, message.game)
+        await self._start_single(
+            session,
+            game.variant,
+            game.options,
+            mode="solo",
+            ref=message.ref,
+            number=game.number,
+            save=game.saved,
+        )
+
+    async def on_solo_resume(self, session: Session, message: SoloResume) -> None:
+        game = await self._own_solo_game(session, message.game)
+        if game.ended:
+            raise ProtocolError(ErrorCode.GAME_OVER, "that game is over: replay it or start a new one")
+        await self._resume_with_snapshot(session, game, message.ref)
+
+    async def on_saved_games(self, session: Session, message: SavedGames) -> None:
+        assert session.player is not None
+        games = []
+        for game_id in await self.store.saved_games(session.player):
+            record = await self.store.game(game_id)
+            racer = await self.store.racer(game_id, session.player)
+            if record is None or racer is None or record.meta.get("state") != "racing":
+                await self.store.unsave_game(session.player, game_id)
+                continue
+            summary = json.loads(racer.fields.get("summary", "{}"))
+            games.append(
+                SavedGame(
+                    game=game_id,
+                    variant=record.meta["variant"],
+                    start=int(record.meta["start"]),
+                    summary=summary,
+                )
+            )
+        session.send(SavedGamesList(games=tuple(games), ref=message.ref))
+
+    # daily tournament -------------------------------------------------------------------------
+
+    async def on_daily_info(self, session: Session, message: DailyInfo) -> None:
+        assert session.player is not None
+        date = self.daily.today()
+        deal = await self.daily.deal(date, message.variant)
+        attempt, done = await self.store.daily_attempt(date, message.variant, session.player)
+        previous = None
+        before = self.daily.previous_day(date)
+        revealed = await self.store.daily_deal(before, message.variant)
+        if "commitment" in revealed:
+            previous = {"date": before, **revealed}
+        session.send(
+            Daily(
+                date=date,
+                variant=message.variant,
+                commitment=deal.commitment,
+                ends=self.daily.bounds(date)[1],
+                played=attempt is not None,
+                finished=done,
+                previous=previous,
+                ref=message.ref,
+            )
+        )
+
+    async def on_daily_start(self, session: Session, message: DailyStart) -> None:
+        assert session.player is not None
+        date = self.daily.today()
+        variant = message.variant
+        deal = await self.daily.deal(date, variant)
+        attempt, done = await self.store.daily_attempt(date, variant, session.player)
+        keep = self.daily.keep_ms
+        if message.practice:
+            if not done:
+                raise ProtocolError(
+                    ErrorCode.NOT_ALLOWED, "practice opens once your ranked attempt of today is over"
+                )
+            options = Options(undo=True, hints=False, spectators=False)
+            await self._start_single(
+                session,
+                variant,
+                options,
+                mode="practice",
+                ref=message.ref,
+                number=deal.number,
+                salt=deal.salt,
+                daily=date,
+            )
+            return
+        game_id = new_game_id()
+        if attempt is not None or not await self.store.claim_daily_attempt(
+            date, variant, session.player, game_id, keep
+        ):
+            raise ProtocolError(
+                ErrorCode.DAILY_ALREADY_PLAYED,
+                "you have used today's ranked attempt: resume it, "
+                "or ask with practice: true to replay the deal unranked",
+            )
+        options = Options(undo=True, hints=False, spectators=True)
+        await self._start_single(
+            session,
+            variant,
+            options,
+            mode="daily",
+            ref=message.ref,
+            number=deal.number,
+            salt=deal.salt,
+            daily=date,
+            game_id=game_id,
+        )
+
+    async def may_see_daily(self, player: str | None, game: LiveGame) -> bool:
+        """Tell whether a player may see a daily game: only once their own attempt is over."""
+        if game.daily is None or player is None:
+            return game.daily is None
+        _, done = await self.store.daily_attempt(game.daily, game.variant, player)
+        return done
+
+    async def _race_done(
+        self, game: LiveGame, standings: list[dict[str, Any]], finished: dict[str, int]
+    ) -> None:
+        """Record a finished game: statistics, saved games, the daily leaderboard."""
+        for row in standings:
+            player = row["player"]
+            won = row["status"] == "finished"
+            if game.mode != "practice":
+                await self.store.count_finish(
+                    player,
+                    game.variant,
+                    won=won,
+                    score=row["score"],
+                    elapsed=row["elapsed"],
+                    daily=game.mode == "daily",
+                )
+                await self.store.add_result(player, game.game_id)
+            if game.mode == "solo":
+                await self.store.unsave_game(player, game.game_id)
+            if game.mode == "daily" and game.daily:
+                keep = self.daily.keep_ms
+                await self.store.finish_daily_attempt(game.daily, game.variant, player, keep)
+                day_start = self.daily.bounds(game.daily)[0]
+                key = leaderboard_key(row["score"], row["elapsed"], finished[player], day_start)
+                entry = json.dumps(
+                    {
+                        "name": row["name"],
+                        "score": row["score"],
+                        "elapsed": row["elapsed"],
+                        "finished": finished[player],
+                    }
+                )
+                await self.store.submit_score(game.daily, game.variant, player, key, entry, keep)
+
+    # leaderboards -------------------------------------------------------------------------------
+
+    async def _board_page(
+        self, player: str | None, variant: str, date: str, offset: int, limit: int, ref: Any = None
+    ) -> LeaderboardPage:
+        total, rows = await self.store.board_page(date, variant, offset, limit)
+        entries = []
+        for index, (pid, raw) in enumerate(rows):
+            entry = json.loads(raw)
+            entries.append(
+                LeaderboardEntry(
+                    rank=offset + index + 1,
+                    player=pid,
+                    name=entry["name"],
+                    score=entry["score"],
+                    elapsed=entry["elapsed"],
+                    finished=entry["finished"],
+                )
+            )
+        rank = await self.store.board_rank(date, variant, player) if player else None
+        return LeaderboardPage(
+            variant=variant,
+            date=date,
+            offset=offset,
+            total=total,
+            entries=tuple(entries),
+            me=None if rank is None else rank + 1,
+            ref=ref,
+        )
+
+    async def on_leaderboard(self, session: Session, message: Leaderboard) -> None:
+        date = message.date or self.daily.today()
+        page = await self._board_page(
+            session.player, message.variant, date, message.offset, message.limit, message.ref
+        )
+        session.send(page)
+        if message.subscribe:
+            key = (date, message.variant)
+            watchers = self.board_watchers.setdefault(key, set())
+            if not watchers:
+                await self.hub.subscribe(f"lb:{date}:{message.variant}", self._on_board_change)
+            watchers.add(session)
+            session.boards[key] = message.limit
+
+    async def on_around_me(self, session: Session, message: AroundMe) -> None:
+        assert session.player is not None
+        date = message.date or self.daily.today()
+        rank = await self.store.board_rank(date, message.variant, session.player)
+        if rank is None:
+            total, _ = await self.store.board_page(date, message.variant, 0, 0)
+            session.send(
+                LeaderboardPage(
+                    variant=message.variant, date=date, offset=0, total=total, entries=(), ref=message.ref
+                )
+            )
+            return
+        offset = max(0, rank - message.radius)
+        limit = rank - offset + message.radius + 1
+        session.send(
+            await self._board_page(session.player, message.variant, date, offset, limit, message.ref)
+        )
+
+    def _on_board_change(self, channel: str, data: str) -> None:
+        _, date, variant = channel.split(":", 2)
+        for session in list(self.board_watchers.get((date, variant), ())):
+            limit = session.boards.get((date, variant), 20)
+            self.spawn(self._push_board(session, variant, date, limit))
+
+    async def _push_board(self, session: Session, variant: str, date: str, limit: int) -> None:
+        session.send(await self._board_page(session.player, variant, date, 0, limit))
+
+    # statistics and forget-me -------------------------------------------------------------------
+
+    async def on_stats(self, session: Session, message: Stats) -> None:
+        assert session.player is not None
+        variants = [message.variant] if message.variant else list(VARIANTS)
+        rows = []
+        for variant, raw in (await self.store.stats(session.player, variants)).items():
+            finished = int(raw.get("finished", 0))
+            rows.append(
+                VariantStats(
+                    variant=variant,
+                    started=int(raw.get("started", 0)),
+                    won=int(raw.get("won", 0)),
+                    best_score=max(0, int(raw.get("best_score", 0))),
+                    best_time=int(raw["best_time"]) if "best_time" in raw else None,
+                    average_score=int(raw.get("total_score", 0)) // finished if finished else 0,
+                    streak=int(raw.get("streak", 0)),
+                    longest_streak=int(raw.get("longest_streak", 0)),
+                    dailies=int(raw.get("dailies", 0)),
+                )
+            )
+        session.send(StatsInfo(stats=tuple(rows), ref=message.ref))
+
+    async def on_forget_me(self, session: Session, message: ForgetMe) -> None:
+        assert session.player is not None
+        player = session.player
+        places = await self.store.player_places(player)
+        if "game" in places and places["game"] not in await self.store.saved_games(player):
+            await self.race.mark_left(places["game"], player)  # rivals see them leave
+        removed = await self.store.forget_player(player, list(VARIANTS))
+        session.send(Forgotten(removed=removed, ref=message.ref))
+        for peer in list(self.by_player.get(player, ())):
+            peer.forgotten = True
+            peer.closing = True
+            self.spawn(peer.close_after_flush(CLOSE_NORMAL, "forgotten"))
+
+    def _next_test_deal(self) -> int | None:
+        if not self.test_deals:
+            return None
+        return self.test_deals.pop(0) if len(self.test_deals) > 1 else self.test_deals[0]
 
     # spectating (live list and watching) -------------------------------------------------------
 
@@ -684,6 +1053,8 @@ class ScorpionServer:
             if game is None or game.ended or not game.options.spectators:
                 continue
             if message.variant and game.variant != message.variant:
+                continue
+            if not await self.may_see_daily(session.player, game):
                 continue
             infos.append(
                 GameInfo(
@@ -712,10 +1083,14 @@ class ScorpionServer:
             raise ProtocolError(ErrorCode.SPECTATING_FORBIDDEN, "this race's host does not allow spectators")
         if session.player in game.status:
             raise ProtocolError(ErrorCode.SPECTATING_FORBIDDEN, "you cannot watch a race you are in")
+        if not await self.may_see_daily(session.player, game):
+            raise ProtocolError(
+                ErrorCode.SPECTATING_FORBIDDEN,
+                "that is a game of today's daily deal: finish your own ranked attempt before watching it",
+            )
         watchers = self.watchers.setdefault(game_id, set())
-        if not watchers and not game.listeners:
-            await self.hub.subscribe(game_channel(game_id), self._on_game_event)
         watchers.add(session)
+        await self._follow(game_id)
         self.metrics.spectators.inc()
         snapshot = await self.race.spectator_snapshot(game, len(watchers))
         session.watching[game_id] = snapshot.v
@@ -757,6 +1132,16 @@ class ScorpionServer:
         GamesList: on_games_list,
         Watch: on_watch,
         Unwatch: on_unwatch,
+        SoloNew: on_solo_new,
+        SoloReplay: on_solo_replay,
+        SoloResume: on_solo_resume,
+        SavedGames: on_saved_games,
+        DailyInfo: on_daily_info,
+        DailyStart: on_daily_start,
+        Leaderboard: on_leaderboard,
+        AroundMe: on_around_me,
+        Stats: on_stats,
+        ForgetMe: on_forget_me,
     }
 
 

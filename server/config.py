@@ -45,6 +45,8 @@ class Config:
     close_timeout: float = 2.0
     finished_game_ttl: float = 7 * 24 * 3600.0
     room_ttl: float = 3600.0
+    leaderboard_days: int = 30
+    daily_secret: str = ""
     test_deals: str = ""
     web_dir: Path | None = None
 
@@ -74,6 +76,8 @@ _HELP = {
     "close_timeout": "seconds to wait for a client's closing handshake before dropping it",
     "finished_game_ttl": "seconds finished games are kept for replays",
     "room_ttl": "seconds an idle room is kept",
+    "leaderboard_days": "days past leaderboards and daily attempts are kept",
+    "daily_secret": "secret the daily deals derive from (default: one generated and kept in Redis)",
     "web_dir": "directory of the browser client served at / (default: the installed client/web)",
     "test_deals": (
         "comma-separated deal numbers used in turn (the last repeats) instead of secret ones: "

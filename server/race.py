@@ -91,6 +91,9 @@ class LiveGame:
     roster: list[tuple[str, str]]
     room: str | None
     time_limit_ms: int
+    mode: str = "race"
+    daily: str | None = None
+    saved: bool = False
     version: int = 0
     ended: bool = False
     boards: dict[str, Board | None] = field(default_factory=dict)
@@ -142,6 +145,8 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
             view=event["view"],
             roster=game.racers(),
             room=game.room,
+            daily=game.daily,
+            mode=game.mode,
         )
     if kind in ("move", "status"):
         player = event["player"]
@@ -170,8 +175,8 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
             game=game.game_id,
             v=version,
             standings=tuple(Standing(**s) for s in event["standings"]),
-            number=event["number"],
-            salt=event["salt"],
+            number=event.get("number"),
+            salt=event.get("salt"),
         )
     return None
 
@@ -187,7 +192,7 @@ class RaceService:
         time_limit: float,
         keep_finished: float,
         on_game_loaded: Callable[[LiveGame], Any] | None = None,
-        on_race_done: Callable[[LiveGame, list[dict[str, Any]]], Any] | None = None,
+        on_race_done: Callable[[LiveGame, list[dict[str, Any]], dict[str, int]], Any] | None = None,
     ) -> None:
         self.store = store
         self.node = node
@@ -208,11 +213,21 @@ class RaceService:
         room: str | None = None,
         game_id: str | None = None,
         number: int | None = None,
+        *,
+        mode: str = "race",
+        daily: str | None = None,
+        salt: str | None = None,
+        time_limit: float | None = None,
+        saved: bool = False,
     ) -> str:
-        """Create a race on a fresh secret deal and publish its first event; return its id."""
+        """Create a game on a fresh secret deal (or a given one) and publish its first event.
+
+        A solo game is a race of one; ``time_limit`` 0 means none. Return the game id.
+        """
         game_id = game_id or new_game_id()
         number = number if number is not None else draw_competitive_number()
-        salt = secrets.token_hex(16)
+        salt = salt or secrets.token_hex(16)
+        limit_ms = self.time_limit_ms if time_limit is None else int(time_limit * 1000)
         rule = ReserveRule.parse(options.reserve_rule)
         board = Board.new(variant, number, rule)
         start = now_ms()
@@ -227,7 +242,10 @@ class RaceService:
             "start": start,
             "options": json.dumps(options.to_dict()),
             "room": room or "",
-            "limit": self.time_limit_ms,
+            "limit": limit_ms,
+            "mode": mode,
+            "daily": daily or "",
+            "saved": int(saved),
         }
         event = json.dumps({"type": "race_started", "view": opening})
         await self.store.create_game(game_id, meta, racers, event, _fields(summary, "playing"))
@@ -277,6 +295,9 @@ class RaceService:
             roster=[(r["id"], r["name"]) for r in record.roster],
             room=meta.get("room") or None,
             time_limit_ms=int(meta.get("limit", self.time_limit_ms)),
+            mode=meta.get("mode", "race"),
+            daily=meta.get("daily") or None,
+            saved=meta.get("saved") == "1",
             version=record.version,
             ended=meta.get("state") != "racing",
         )
@@ -487,7 +508,9 @@ class RaceService:
         for racer in record.racers:
             summary = json.loads(racer.fields.get("summary", "{}"))
             finished = int(racer.fields.get("finished", now))
-            elapsed = game.elapsed_seconds(min(finished, game.start + game.time_limit_ms))
+            if game.time_limit_ms:
+                finished = min(finished, game.start + game.time_limit_ms)
+            elapsed = game.elapsed_seconds(finished)
             won = racer.status == "finished"
             points = score(int(summary.get("runs", 0)), won, elapsed)
             rows.append(
@@ -503,12 +526,15 @@ class RaceService:
             )
         rows.sort(key=lambda r: (-r["score"], r["elapsed"], r["_finished"]))
         standings = []
+        finished_at: dict[str, int] = {}
         for rank, row in enumerate(rows, start=1):
-            del row["_finished"]
+            finished_at[row["player"]] = row.pop("_finished")
             standings.append({**row, "rank": rank})
-        event = json.dumps(
-            {"type": "race_ended", "standings": standings, "number": game.number, "salt": game.salt}
-        )
+        ending: dict[str, Any] = {"type": "race_ended", "standings": standings}
+        if game.mode not in ("daily", "practice"):
+            # A daily deal is everyone's all day: it is revealed when the day is over.
+            ending.update(number=game.number, salt=game.salt)
+        event = json.dumps(ending)
         version = await self.store.end_game(
             game_id, game.racer_ids(), event, now, json.dumps(standings), self.keep_ms
         )
@@ -516,7 +542,7 @@ class RaceService:
             game.ended = True
             log.info("race ended", extra={"game": game_id, "version": version})
             if self.on_race_done:
-                result = self.on_race_done(game, standings)
+                result = self.on_race_done(game, standings, finished_at)
                 if asyncio.iscoroutine(result):
                     await result
 
@@ -542,6 +568,8 @@ class RaceService:
                 RacerProgress(player=pid, summary=game.summary.get(pid, {}), status=game.status[pid])
                 for pid in game.racer_ids()
             ),
+            mode=game.mode,
+            daily=game.daily,
         )
 
     async def spectator_snapshot(self, game: LiveGame, spectators: int) -> SpectatorSnapshot:

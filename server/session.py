@@ -44,11 +44,13 @@ class Session:
         self.queue_timer: asyncio.Task[None] | None = None
         self.games: dict[str, int] = {}
         self.watching: dict[str, int] = {}
+        self.boards: dict[tuple[str, str], int] = {}
         self.out: deque[tuple[Any, ...]] = deque()
         self.wake = asyncio.Event()
         self.events_queued = 0
         self.closed = False
         self.closing = False
+        self.forgotten = False
         self.flow = Flow()
         self.player_credits = Credits(
             app.config.message_credits, app.config.credit_window, app.config.rate_limit_strikes

@@ -19,6 +19,16 @@ key                             type    what it holds
 ``{g:ID}:m:PLAYER``             list    the racer's move list (the current line)
 ``{g:ID}:log``                  list    the game's events; entry i has version i + 1
 ``live``                        zset    running game ids by start time (ms)
+``stats:PLAYER:VARIANT``        hash    started, won, best score/time, totals, streaks
+``saved:PLAYER``                zset    saved solo games in progress, by start time
+``results:PLAYER``              list    ids of the player's finished games (newest first)
+``daily:secret``                string  the secret the daily deal numbers derive from
+``daily:DATE:VARIANT``          hash    the day's number, salt and commitment
+``daily:DATE:VARIANT:attempts`` hash    player -> game id of their ranked attempt
+``daily:DATE:VARIANT:done``     set     players whose ranked attempt is over
+``lb:DATE:VARIANT``             zset    the day's leaderboard (composite sort key)
+``lb:DATE:VARIANT:e``           hash    player -> entry (name, score, elapsed, finished)
+``boards:PLAYER``               set     leaderboards the player is on (for forget-me)
 ``online:PLAYER``               string  open connections of a player, across nodes
 ==============================  ======  ==============================================
 
@@ -32,6 +42,7 @@ two nodes (or two tabs) sending the same move apply it exactly once.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import secrets
@@ -54,6 +65,7 @@ __all__ = [
 
 ROOM_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 ROOM_CODE_LENGTH = 6
+FORGOTTEN_NAME = "forgotten player"
 
 
 class StoreError(RuntimeError):
@@ -222,7 +234,8 @@ class GameRecord:
 class Store:
     """Game-level operations over one Redis connection pool."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, daily_secret: str = "") -> None:
+        self.configured_secret = daily_secret
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url, decode_responses=True)
         self._act = self.redis.register_script(_ACT)
         self._set_status = self.redis.register_script(_SET_STATUS)
@@ -231,6 +244,8 @@ class Store:
         self._leave_room = self.redis.register_script(_LEAVE_ROOM)
         self._start_room = self.redis.register_script(_START_ROOM)
         self._match = self.redis.register_script(_MATCH)
+        self._stats_update = self.redis.register_script(_STATS_UPDATE)
+        self._leaderboard_submit = self.redis.register_script(_LEADERBOARD_SUBMIT)
 
     async def close(self) -> None:
         """Close the connection pool."""
@@ -254,7 +269,9 @@ class Store:
         player_id = "p" + secrets.token_hex(8)
         token = secrets.token_urlsafe(24)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(f"player:{player_id}", mapping={"name": name, "created": now_ms})
+            pipe.hset(
+                f"player:{player_id}", mapping={"name": name, "created": now_ms, "token": _token_key(token)}
+            )
             pipe.set(_token_key(token), player_id)
             await pipe.execute()
         return player_id, token
@@ -519,6 +536,231 @@ class Store:
         """Return the ids of running games, oldest first."""
         result: list[str] = await self.redis.zrange("live", 0, limit - 1)  # type: ignore[assignment]
         return result
+
+    # -- statistics -------------------------------------------------------------------
+
+    async def count_start(self, player_id: str, variant: str) -> None:
+        """Count a game started by a player in a variant."""
+        await self.redis.hincrby(f"stats:{player_id}:{variant}", "started", 1)
+
+    async def count_finish(
+        self, player_id: str, variant: str, *, won: bool, score: int, elapsed: int, daily: bool
+    ) -> None:
+        """Record a finished game in the player's statistics of that variant."""
+        key = f"stats:{player_id}:{variant}"
+        await self._stats_update(keys=[key], args=[int(won), score, elapsed, int(daily)])
+
+    async def stats(self, player_id: str, variants: Sequence[str]) -> dict[str, dict[str, str]]:
+        """Return the raw statistics of a player for each variant that has any."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for variant in variants:
+                pipe.hgetall(f"stats:{player_id}:{variant}")
+            replies = await pipe.execute()
+        return {variant: reply for variant, reply in zip(variants, replies, strict=True) if reply}
+
+    async def add_result(self, player_id: str, game_id: str) -> None:
+        """Remember a finished game of a player (the newest 1,000 are kept)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lpush(f"results:{player_id}", game_id)
+            pipe.ltrim(f"results:{player_id}", 0, 999)
+            await pipe.execute()
+
+    # -- saved solo games -------------------------------------------------------------
+
+    async def save_game(self, player_id: str, game_id: str, start_ms: int) -> None:
+        """List a solo game in progress among the player's saved games."""
+        await self.redis.zadd(f"saved:{player_id}", {game_id: start_ms})
+
+    async def unsave_game(self, player_id: str, game_id: str) -> None:
+        """Take a game off the player's saved games."""
+        await self.redis.zrem(f"saved:{player_id}", game_id)
+
+    async def saved_games(self, player_id: str) -> list[str]:
+        """Return the ids of the player's saved games, newest first."""
+        result: list[str] = await self.redis.zrevrange(f"saved:{player_id}", 0, 199)  # type: ignore[assignment]
+        return result
+
+    # -- daily ------------------------------------------------------------------------
+
+    async def daily_secret(self) -> str:
+        """Return the secret daily numbers derive from, creating it once for all nodes."""
+        if self.configured_secret:
+            return self.configured_secret
+        await self.redis.set("daily:secret", secrets.token_hex(32), nx=True)
+        secret: str = await self.redis.get("daily:secret")  # type: ignore[assignment]
+        return secret
+
+    async def daily_deal(self, date: str, variant: str) -> dict[str, str]:
+        """Return the stored number, salt and commitment of a day's deal (empty if none yet)."""
+        result: dict[str, str] = await self.redis.hgetall(f"daily:{date}:{variant}")  # type: ignore[assignment]
+        return result
+
+    async def set_daily_deal(
+        self, date: str, variant: str, deal: Mapping[str, str], keep_ms: int
+    ) -> dict[str, str]:
+        """Store a day's deal unless another node did first; return the stored one."""
+        key = f"daily:{date}:{variant}"
+        if await self.redis.hsetnx(key, "number", deal["number"]):
+            await self.redis.hset(key, mapping={"salt": deal["salt"], "commitment": deal["commitment"]})
+            await self.redis.pexpire(key, keep_ms)
+        while True:
+            stored = await self.daily_deal(date, variant)
+            if "commitment" in stored:
+                return stored
+            await asyncio.sleep(0.01)  # the winner is writing salt and commitment
+
+    async def claim_daily_attempt(
+        self, date: str, variant: str, player_id: str, game_id: str, keep_ms: int
+    ) -> bool:
+        """Claim the player's one ranked attempt of a day; tell whether it was still free."""
+        key = f"daily:{date}:{variant}:attempts"
+        claimed = bool(await self.redis.hsetnx(key, player_id, game_id))
+        if claimed:
+            await self.redis.pexpire(key, keep_ms)
+        return claimed
+
+    async def daily_attempt(self, date: str, variant: str, player_id: str) -> tuple[str | None, bool]:
+        """Return the player's ranked attempt of a day (game id or None) and whether it is over."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(f"daily:{date}:{variant}:attempts", player_id)
+            pipe.sismember(f"daily:{date}:{variant}:done", player_id)
+            game_id, done = await pipe.execute()
+        return game_id, bool(done)
+
+    async def finish_daily_attempt(self, date: str, variant: str, player_id: str, keep_ms: int) -> None:
+        """Mark the player's ranked attempt of a day as over."""
+        key = f"daily:{date}:{variant}:done"
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(key, player_id)
+            pipe.pexpire(key, keep_ms)
+            await pipe.execute()
+
+    # -- leaderboards -----------------------------------------------------------------
+
+    async def submit_score(
+        self, date: str, variant: str, player_id: str, sort_key: float, entry: str, keep_ms: int
+    ) -> bool:
+        """Put a ranked result on a day's board (once per player); tell whether it was added."""
+        keys = [f"lb:{date}:{variant}", f"lb:{date}:{variant}:e", f"boards:{player_id}"]
+        added = await self._leaderboard_submit(keys=keys, args=[player_id, sort_key, entry, keep_ms])
+        if added:
+            await self.redis.publish(f"lb:{date}:{variant}", player_id)
+        return bool(added)
+
+    async def board_page(
+        self, date: str, variant: str, offset: int, limit: int
+    ) -> tuple[int, list[tuple[str, str]]]:
+        """Return the board's size and its entries from rank ``offset + 1`` (player, entry)."""
+        key = f"lb:{date}:{variant}"
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zcard(key)
+            pipe.zrange(key, offset, offset + limit - 1)
+            total, players = await pipe.execute()
+        entries = await self.redis.hmget(f"{key}:e", players) if players else []
+        return int(total), [(p, e) for p, e in zip(players, entries, strict=True) if e]
+
+    async def board_rank(self, date: str, variant: str, player_id: str) -> int | None:
+        """Return the player's 0-based rank on a day's board, or ``None``."""
+        rank = await self.redis.zrank(f"lb:{date}:{variant}", player_id)
+        return None if rank is None else int(rank)
+
+    # -- forget me --------------------------------------------------------------------
+
+    async def forget_player(self, player_id: str, variants: Sequence[str]) -> dict[str, int | bool]:
+        """Delete a player's identity, saved games, statistics and leaderboard entries.
+
+        Finished games others played with them stay replayable under the name
+        "forgotten player"; aggregate counters without personal data remain.
+        """
+        record = await self.redis.hgetall(f"player:{player_id}")
+        removed: dict[str, int | bool] = {"identity": bool(record)}
+        saved = await self.saved_games(player_id)
+        for game_id in saved:
+            keys = [_game_key(game_id, part) for part in ("meta", "log", f"p:{player_id}", f"m:{player_id}")]
+            await self.redis.delete(*keys)
+            await self.redis.zrem("live", game_id)
+        removed["saved_games"] = len(saved)
+        stats_keys = [f"stats:{player_id}:{variant}" for variant in variants]
+        removed["statistics"] = int(await self.redis.delete(*stats_keys))
+        boards: list[str] = list(await self.redis.smembers(f"boards:{player_id}"))  # type: ignore[arg-type]
+        entries = 0
+        for board in boards:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrem(board, player_id)
+                pipe.hdel(f"{board}:e", player_id)
+                gone, _ = await pipe.execute()
+            entries += int(gone)
+            await self.redis.publish(board, player_id)
+        removed["leaderboard_entries"] = entries
+        games: list[str] = await self.redis.lrange(f"results:{player_id}", 0, -1)  # type: ignore[assignment]
+        renamed = 0
+        for game_id in games:
+            renamed += await self._scrub_name(game_id, player_id)
+        removed["names_in_finished_games"] = renamed
+        keys = [f"player:{player_id}", f"saved:{player_id}", f"boards:{player_id}", f"results:{player_id}"]
+        keys.append(f"online:{player_id}")
+        if record.get("token"):
+            keys.append(record["token"])
+        await self.redis.delete(*keys)
+        return removed
+
+    async def _scrub_name(self, game_id: str, player_id: str) -> int:
+        meta_key = _game_key(game_id, "meta")
+        roster_text = await self.redis.hget(meta_key, "roster")
+        if roster_text is None:
+            return 0
+        roster = json.loads(roster_text)
+        for racer in roster:
+            if racer["id"] == player_id:
+                racer["name"] = FORGOTTEN_NAME
+        await self.redis.hset(meta_key, "roster", json.dumps(roster))
+        await self.redis.hset(_game_key(game_id, f"p:{player_id}"), "name", FORGOTTEN_NAME)
+        standings_text = await self.redis.hget(meta_key, "standings")
+        if standings_text:
+            standings = json.loads(standings_text)
+            for row in standings:
+                if row["player"] == player_id:
+                    row["name"] = FORGOTTEN_NAME
+            await self.redis.hset(meta_key, "standings", json.dumps(standings))
+            last = await self.redis.lindex(_game_key(game_id, "log"), -1)
+            if last:
+                event = json.loads(last)
+                if event.get("type") == "race_ended":
+                    event["standings"] = standings
+                    await self.redis.lset(_game_key(game_id, "log"), -1, json.dumps(event))
+        return 1
+
+
+_STATS_UPDATE = """
+local key = KEYS[1]
+local won, score, elapsed = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('HINCRBY', key, 'finished', 1)
+redis.call('HINCRBY', key, 'total_score', score)
+if tonumber(ARGV[4]) == 1 then redis.call('HINCRBY', key, 'dailies', 1) end
+local best = tonumber(redis.call('HGET', key, 'best_score') or '-1')
+if score > best then redis.call('HSET', key, 'best_score', score) end
+if won == 1 then
+  redis.call('HINCRBY', key, 'won', 1)
+  local streak = redis.call('HINCRBY', key, 'streak', 1)
+  local longest = tonumber(redis.call('HGET', key, 'longest_streak') or '0')
+  if streak > longest then redis.call('HSET', key, 'longest_streak', streak) end
+  local fastest = redis.call('HGET', key, 'best_time')
+  if not fastest or elapsed < tonumber(fastest) then redis.call('HSET', key, 'best_time', elapsed) end
+else
+  redis.call('HSET', key, 'streak', 0)
+end
+return 1
+"""
+
+_LEADERBOARD_SUBMIT = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('SADD', KEYS[3], KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return 1
+"""
 
 
 _ROOM_REASONS = {

@@ -113,6 +113,8 @@ class Client:
                 await self.inbox.put(data)
         except Exception as exc:  # surfaced by expect()
             await self.inbox.put({"type": "_closed", "error": repr(exc)})
+        else:
+            await self.inbox.put({"type": "_closed", "error": f"closed with {self.ws.close_code}"})
 
     async def send(self, message: dict[str, Any]) -> Any:
         self.refs += 1
@@ -198,3 +200,60 @@ async def open_client() -> AsyncIterator[Callable[..., Any]]:
 
 
 __all__ = ["JSON", "MSGPACK", "Client", "Node", "NodeFactory"]
+
+
+class FakeClock:
+    """A wall clock that tests move by hand (seconds since the epoch)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class LocalNode:
+    """A server running inside the test's event loop (real websockets, real Redis)."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.server.port}/"
+
+
+DAILY_SECRET = "test-daily-secret"
+
+
+@pytest.fixture
+async def local_node(redis_url: str, tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+    """Start in-process servers sharing one fake clock for the daily deal's date."""
+    from server.app import ScorpionServer
+    from server.config import Config
+
+    servers: list[Any] = []
+    clock = FakeClock(1_780_000_000.0)
+
+    async def start(**settings: Any) -> LocalNode:
+        base: dict[str, Any] = {
+            "host": "127.0.0.1",
+            "port": 0,
+            "redis_url": redis_url,
+            "data_dir": tmp_path,
+            "countdown_seconds": 0.1,
+            "grace_period": 1.0,
+            "daily_secret": DAILY_SECRET,
+            "log_format": "text",
+        }
+        base.update(settings)
+        server = ScorpionServer(Config(**base), clock=clock)
+        await server.start()
+        servers.append(server)
+        node = LocalNode(server)
+        node.clock = clock  # type: ignore[attr-defined]
+        return node
+
+    yield start
+    for server in servers:
+        await server.shutdown()

@@ -1,0 +1,124 @@
+"""The daily deal: one per UTC day and variant, unpredictable, provably winnable, revealed later.
+
+A day's number derives from a server secret (shared by all nodes through the store) and
+the date with an HMAC, so nobody can predict it and every node computes the same one. The
+solver then vets candidates: the first number it proves winnable within its budget is the
+day's deal. Time is read through an injected clock so tests can move across midnight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import hmac
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, ReserveRule
+from protocol.message import deal_commitment
+from protocol.solver import Budget, pick_winnable
+
+from .store import Store
+
+__all__ = ["CANDIDATES", "DailyDeal", "DailyService", "candidate_numbers", "leaderboard_key"]
+
+log = logging.getLogger("scorpion.daily")
+
+CANDIDATES = 64
+"""Numbers tried per day before giving up on a proof (then the first candidate is used)."""
+SOLVER_NODES = 300_000
+"""Search budget per candidate: typical deals are decided in far fewer nodes."""
+MAX_SCORE = 4 * 100 + 500 + 1200
+
+
+@dataclass(frozen=True, slots=True)
+class DailyDeal:
+    """A day's deal: its number and salt stay server-side until the day is over."""
+
+    date: str
+    variant: str
+    number: int
+    salt: str
+    commitment: str
+
+
+def candidate_numbers(secret: str, date: str, variant: str) -> Iterator[int]:
+    """Yield the day's candidate deal numbers, all in the large (Mersenne Twister) range."""
+    span = MAX_NUMBER - COMPETITIVE_MIN + 1
+    for index in range(CANDIDATES):
+        digest = hmac.new(secret.encode(), f"deal:{date}:{variant}:{index}".encode(), hashlib.sha256).digest()
+        yield COMPETITIVE_MIN + int.from_bytes(digest[:16], "big") % span
+
+
+def choose_number(secret: str, date: str, variant: str) -> int:
+    """Return the first candidate the solver proves winnable (the daily tournament's hook)."""
+    chosen = pick_winnable(
+        variant, candidate_numbers(secret, date, variant), ReserveRule.ANY_TIME, Budget(nodes=SOLVER_NODES)
+    )
+    if chosen is None:
+        log.warning("no candidate proven winnable; using the first", extra={"date": date, "variant": variant})
+        chosen = next(candidate_numbers(secret, date, variant))
+    return chosen
+
+
+def leaderboard_key(score: int, elapsed: int, finished_ms: int, day_start_ms: int) -> float:
+    """Return the sort key of a result: score (high first), elapsed (low), finish (early).
+
+    Packed in 48 bits so the float a sorted set stores is exact.
+    """
+    finish = max(0, min((finished_ms - day_start_ms) // 1000, (1 << 18) - 1))
+    return float(((MAX_SCORE - score) << 36) + (min(elapsed, (1 << 18) - 1) << 18) + finish)
+
+
+class DailyService:
+    """Find and cache each day's deal; tell days apart with an injected clock."""
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time, keep_days: int = 30) -> None:
+        self.store = store
+        self.clock = clock
+        self.keep_ms = (keep_days + 2) * 86_400_000
+        self._pending: dict[tuple[str, str], asyncio.Task[DailyDeal]] = {}
+
+    def today(self) -> str:
+        """Return today's date (UTC) as YYYY-MM-DD."""
+        return dt.datetime.fromtimestamp(self.clock(), dt.UTC).date().isoformat()
+
+    @staticmethod
+    def bounds(date: str) -> tuple[int, int]:
+        """Return the start and end (epoch ms) of a UTC day."""
+        day = dt.datetime.fromisoformat(date).replace(tzinfo=dt.UTC)
+        start = int(day.timestamp() * 1000)
+        return start, start + 86_400_000
+
+    @staticmethod
+    def previous_day(date: str) -> str:
+        """Return the day before ``date``."""
+        return (dt.date.fromisoformat(date) - dt.timedelta(days=1)).isoformat()
+
+    async def deal(self, date: str, variant: str) -> DailyDeal:
+        """Return the deal of a day, choosing it (once, for all nodes) when needed."""
+        stored = await self.store.daily_deal(date, variant)
+        if "commitment" not in stored:
+            key = (date, variant)
+            task = self._pending.get(key)
+            if task is None:
+                task = asyncio.ensure_future(self._choose(date, variant))
+                self._pending[key] = task
+                task.add_done_callback(lambda _t: self._pending.pop(key, None))
+            return await task
+        return DailyDeal(date, variant, int(stored["number"]), stored["salt"], stored["commitment"])
+
+    async def _choose(self, date: str, variant: str) -> DailyDeal:
+        secret = await self.store.daily_secret()
+        number = await asyncio.to_thread(choose_number, secret, date, variant)
+        salt = hmac.new(secret.encode(), f"salt:{date}:{variant}".encode(), hashlib.sha256).hexdigest()[:32]
+        proposal = {"number": str(number), "salt": salt, "commitment": deal_commitment(number, salt)}
+        stored = await self.store.set_daily_deal(date, variant, proposal, self.keep_ms)
+        return DailyDeal(date, variant, int(stored["number"]), stored["salt"], stored["commitment"])
+
+    def is_over(self, date: str) -> bool:
+        """Tell whether a day has ended (its deal may then be revealed)."""
+        return date < self.today()
