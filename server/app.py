@@ -45,6 +45,7 @@ from protocol.message import (
     GameInfo,
     Games,
     GamesList,
+    GamesUpdate,
     Hello,
     HintRequest,
     Leaderboard,
@@ -63,6 +64,7 @@ from protocol.message import (
     QueueTimeout,
     Racer,
     Ready,
+    Replay,
     Resign,
     Resume,
     RoomCreate,
@@ -77,6 +79,7 @@ from protocol.message import (
     SoloNew,
     SoloReplay,
     SoloResume,
+    Spectators,
     Stats,
     StatsInfo,
     Undo,
@@ -93,7 +96,7 @@ from .hub import Hub
 from .metrics import CONTENT_TYPE, Metrics
 from .race import LiveGame, RaceService, new_game_id, now_ms, project
 from .session import Session
-from .store import Store, StoreError, game_channel, player_channel
+from .store import LIVE_CHANNEL, Store, StoreError, game_channel, player_channel
 
 __all__ = ["ScorpionServer"]
 
@@ -122,6 +125,8 @@ class ScorpionServer:
         self.watchers: dict[str, set[Session]] = {}
         self.followed: set[str] = set()
         self.board_watchers: dict[tuple[str, str], set[Session]] = {}
+        self.list_watchers: set[Session] = set()
+        self.spectator_totals: dict[str, int] = {}
         self.stopping = False
         self.web_dir = _find_web_dir(config.web_dir)
         self.test_deals = [int(n) for n in config.test_deals.split(",") if n.strip()]
@@ -151,6 +156,7 @@ class ScorpionServer:
             on_game_loaded=self._game_loaded,
             on_race_done=self._race_done,
         )
+        self.spawn(self._count_spectators())
         self.daily = DailyService(self.store, clock=self.clock, keep_days=self.config.leaderboard_days)
         self.server = await serve(
             self.handle,
@@ -315,6 +321,11 @@ class ScorpionServer:
             session.writer.cancel()
         for game_id in list(session.watching):
             await self._stop_watching(session, game_id)
+        if session in self.list_watchers:
+            self.list_watchers.discard(session)
+            if not self.list_watchers:
+                with contextlib.suppress(Exception):
+                    await self.hub.unsubscribe(LIVE_CHANNEL, self._on_live_change)
         for key in list(session.boards):
             watchers = self.board_watchers.get(key, set())
             watchers.discard(session)
@@ -637,8 +648,17 @@ class ScorpionServer:
         self.race.note_event(game, version, event)
         for session in list(game.listeners):
             session.deliver(game_id, version, event, spectator=False)
-        for session in list(self.watchers.get(game_id, ())):
-            session.deliver(game_id, version, event, spectator=True)
+        delay = game.options.spectator_delay
+        if delay:
+            # The spectator stream runs ``delay`` seconds behind the race (anti-cheating for
+            # tournaments and streamers); the snapshot started from the same point.
+            wait = max(0.0, delay - (now_ms() - int(event.get("at", now_ms()))) / 1000)
+            loop = asyncio.get_running_loop()
+            for session in list(self.watchers.get(game_id, ())):
+                loop.call_later(wait, session.deliver, game_id, version, event, True)
+        else:
+            for session in list(self.watchers.get(game_id, ())):
+                session.deliver(game_id, version, event, spectator=True)
         if event["type"] == "race_ended":
             self.spawn(self._race_over(game))
 
@@ -1050,24 +1070,18 @@ class ScorpionServer:
         infos = []
         for game_id in await self.store.live_games():
             game = await self.race.load(game_id)
-            if game is None or game.ended or not game.options.spectators:
+            if game is None:
                 continue
-            if message.variant and game.variant != message.variant:
-                continue
-            if not await self.may_see_daily(session.player, game):
-                continue
-            infos.append(
-                GameInfo(
-                    game=game_id,
-                    variant=game.variant,
-                    players=game.racers(),
-                    start=game.start,
-                    spectators=self.spectator_count(game_id),
-                    room=game.room,
-                )
-            )
+            info = await self._game_info(session, game, message.variant)
+            if info is not None:
+                infos.append(info)
             await self._maybe_forget(game)
         session.send(Games(games=tuple(infos), ref=message.ref))
+        if message.subscribe:
+            if not self.list_watchers:
+                await self.hub.subscribe(LIVE_CHANNEL, self._on_live_change)
+            self.list_watchers.add(session)
+            session.list_variant = message.variant
 
     async def on_watch(self, session: Session, message: Watch) -> None:
         game_id = message.game
@@ -1092,9 +1106,85 @@ class ScorpionServer:
         watchers.add(session)
         await self._follow(game_id)
         self.metrics.spectators.inc()
-        snapshot = await self.race.spectator_snapshot(game, len(watchers))
+        delay_ms = game.options.spectator_delay * 1000
+        snapshot = await self.race.spectator_snapshot(
+            game, self.spectator_totals.get(game_id, len(watchers)), delay_ms
+        )
         session.watching[game_id] = snapshot.v
         session.send(dataclasses.replace(snapshot, ref=message.ref))
+
+    async def on_replay(self, session: Session, message: Replay) -> None:
+        game = await self.race.load(message.game)
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no game with that id is kept")
+        if not game.ended:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "that game is still running: watch it instead")
+        if game.daily and not self.daily.is_over(game.daily):
+            raise ProtocolError(
+                ErrorCode.SPECTATING_FORBIDDEN, "daily games are replayable once their day is over"
+            )
+        replay = await self.race.replay_log(game)
+        await self._maybe_forget(game)
+        session.send(dataclasses.replace(replay, ref=message.ref))
+
+    def _on_live_change(self, channel: str, data: str) -> None:
+        self.spawn(self._push_live_change(data[0] == "+", data[1:]))
+
+    async def _push_live_change(self, started: bool, game_id: str) -> None:
+        for session in list(self.list_watchers):
+            if started:
+                game = await self.race.load(game_id)
+                if game is None:
+                    continue
+                info = await self._game_info(session, game, session.list_variant)
+                await self._maybe_forget(game)
+                if info is not None:
+                    session.send(GamesUpdate(added=(info,)))
+            else:
+                session.send(GamesUpdate(removed=(game_id,)))
+
+    async def _game_info(self, session: Session, game: LiveGame, variant: str | None) -> GameInfo | None:
+        """Return a live game's entry for this session's list, or ``None`` if it must not see it."""
+        if game.ended or not game.options.spectators:
+            return None
+        if variant and game.variant != variant:
+            return None
+        if not await self.may_see_daily(session.player, game):
+            return None
+        return GameInfo(
+            game=game.game_id,
+            variant=game.variant,
+            players=game.racers(),
+            start=game.start,
+            spectators=self.spectator_totals.get(game.game_id, self.spectator_count(game.game_id)),
+            room=game.room,
+        )
+
+    async def _count_spectators(self) -> None:
+        """Every tick, publish this node's spectator counts and push changed totals.
+
+        Counts go out in batches, never per join, so a crowd arriving costs one message
+        a tick to each racer and spectator.
+        """
+        sent: dict[str, int] = {}
+        while True:
+            await asyncio.sleep(self.config.spectator_tick)
+            games = set(self.watchers) | {g for g, n in sent.items() if n} | set(self.spectator_totals)
+            for game_id in games:
+                game = self.race.games.get(game_id)
+                local = self.spectator_count(game_id)
+                if sent.get(game_id) != local:
+                    sent[game_id] = local
+                total = await self.store.set_spectators(game_id, self.node, local)
+                if game is None or game.ended:
+                    self.spectator_totals.pop(game_id, None)
+                    sent.pop(game_id, None)
+                    continue
+                if self.spectator_totals.get(game_id) != total:
+                    self.spectator_totals[game_id] = total
+                    notice = Spectators(game=game_id, count=total)
+                    for follower in list(game.listeners) + list(self.watchers.get(game_id, ())):
+                        follower.send(notice)
 
     async def on_unwatch(self, session: Session, message: Unwatch) -> None:
         await self._stop_watching(session, message.game)
@@ -1132,6 +1222,7 @@ class ScorpionServer:
         GamesList: on_games_list,
         Watch: on_watch,
         Unwatch: on_unwatch,
+        Replay: on_replay,
         SoloNew: on_solo_new,
         SoloReplay: on_solo_replay,
         SoloResume: on_solo_resume,

@@ -46,6 +46,7 @@ class Config:
     finished_game_ttl: float = 7 * 24 * 3600.0
     room_ttl: float = 3600.0
     leaderboard_days: int = 30
+    spectator_tick: float = 2.0
     daily_secret: str = ""
     test_deals: str = ""
     web_dir: Path | None = None
@@ -77,6 +78,7 @@ _HELP = {
     "finished_game_ttl": "seconds finished games are kept for replays",
     "room_ttl": "seconds an idle room is kept",
     "leaderboard_days": "days past leaderboards and daily attempts are kept",
+    "spectator_tick": "seconds between batched spectator-count updates",
     "daily_secret": "secret the daily deals derive from (default: one generated and kept in Redis)",
     "web_dir": "directory of the browser client served at / (default: the installed client/web)",
     "test_deals": (

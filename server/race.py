@@ -35,7 +35,6 @@ from protocol.game import (
     move_text,
     player_view,
     score,
-    spectator_view,
     summarize,
 )
 from protocol.message import (
@@ -43,12 +42,14 @@ from protocol.message import (
     Hints,
     Message,
     Options,
+    PlayerLog,
     Progress,
     RaceEnded,
     Racer,
     RacerBoard,
     RacerProgress,
     RaceStarted,
+    ReplayLog,
     Snapshot,
     SpectateEvent,
     SpectatorSnapshot,
@@ -247,7 +248,7 @@ class RaceService:
             "daily": daily or "",
             "saved": int(saved),
         }
-        event = json.dumps({"type": "race_started", "view": opening})
+        event = json.dumps({"type": "race_started", "view": opening, "at": start})
         await self.store.create_game(game_id, meta, racers, event, _fields(summary, "playing"))
         return game_id
 
@@ -426,6 +427,7 @@ class RaceService:
                 "summary": summary,
                 "status": status,
                 "origin": origin or self.node + "/",
+                "at": now,
             }
         )
         outcome = await self.store.act(
@@ -482,6 +484,7 @@ class RaceService:
                 "summary": summary,
                 "status": "left",
                 "origin": self.node + "/",
+                "at": now,
             }
         )
         version = await self.store.set_racer_status(
@@ -530,7 +533,7 @@ class RaceService:
         for rank, row in enumerate(rows, start=1):
             finished_at[row["player"]] = row.pop("_finished")
             standings.append({**row, "rank": rank})
-        ending: dict[str, Any] = {"type": "race_ended", "standings": standings}
+        ending: dict[str, Any] = {"type": "race_ended", "standings": standings, "at": now}
         if game.mode not in ("daily", "practice"):
             # A daily deal is everyone's all day: it is revealed when the day is over.
             ending.update(number=game.number, salt=game.salt)
@@ -572,23 +575,43 @@ class RaceService:
             daily=game.daily,
         )
 
-    async def spectator_snapshot(self, game: LiveGame, spectators: int) -> SpectatorSnapshot:
-        """Return every racer's board as a spectator sees it, with scores and clock."""
+    async def spectator_snapshot(
+        self, game: LiveGame, spectators: int, delay_ms: int = 0
+    ) -> SpectatorSnapshot:
+        """Return every racer's board as a spectator sees it, built from the event log.
+
+        The snapshot is the state at the last version whose event is at least ``delay_ms``
+        old, so a delayed stream starts from a consistent point, and the stream that
+        follows continues from exactly that version: nothing missed, nothing doubled.
+        """
+        cutoff = now_ms() - delay_ms
+        version = 0
+        opening: dict[str, Any] = {}
+        latest: dict[str, dict[str, Any]] = {}
+        for number, raw in await self.store.events(game.game_id, 0):
+            event = json.loads(raw)
+            if number > 1 and event.get("at", 0) > cutoff:
+                break
+            version = number
+            if event["type"] == "race_started":
+                opening = event["view"]
+            elif event["type"] in ("move", "status"):
+                latest[event["player"]] = event
         boards = []
         for pid, name in game.roster:
-            board = await self.board_of(game, pid)
+            last = latest.get(pid)
             boards.append(
                 RacerBoard(
                     player=pid,
                     name=name,
-                    view=spectator_view(board).as_dict(),
-                    summary=game.summary.get(pid) or summarize(board, 0).as_dict(),
-                    status=game.status[pid],
+                    view=last["view"] if last else opening,
+                    summary=last["summary"] if last else _opening_summary(opening),
+                    status=last["status"] if last else "playing",
                 )
             )
         return SpectatorSnapshot(
             game=game.game_id,
-            v=game.version,
+            v=max(version, 1),
             variant=game.variant,
             options=game.options,
             start=game.start,
@@ -597,3 +620,45 @@ class RaceService:
             racers=tuple(boards),
             room=game.room,
         )
+
+    async def replay_log(self, game: LiveGame) -> ReplayLog:
+        """Return a finished game's deal and every racer's moves with their times."""
+        moves: dict[str, list[dict[str, Any]]] = {pid: [] for pid, _ in game.roster}
+        times: dict[str, list[int]] = {pid: [] for pid, _ in game.roster}
+        standings: tuple[Standing, ...] = ()
+        for _, raw in await self.store.events(game.game_id, 0):
+            event = json.loads(raw)
+            if event["type"] == "move":
+                text = event["move"]
+                entry = {"undo": True} if text == "undo" else move_json(move_from_text(text))
+                moves[event["player"]].append(entry)
+                times[event["player"]].append(max(0, int(event.get("at", game.start)) - game.start))
+            elif event["type"] == "race_ended":
+                standings = tuple(Standing(**row) for row in event["standings"])
+        return ReplayLog(
+            game=game.game_id,
+            variant=game.variant,
+            options=game.options,
+            start=game.start,
+            number=game.number,
+            salt=game.salt,
+            logs=tuple(
+                PlayerLog(player=pid, name=name, moves=tuple(moves[pid]), times=tuple(times[pid]))
+                for pid, name in game.roster
+            ),
+            standings=standings,
+        )
+
+
+def _opening_summary(view: dict[str, Any]) -> dict[str, Any]:
+    """Return the summary of an untouched opening position, from its view alone."""
+    face_down = sum(1 for col in view.get("columns", ()) for card in col if card is None)
+    reserve = view.get("reserve_left", 0) + sum(1 for c in view.get("cells", ()) if c is not None)
+    return {
+        "score": 0,
+        "runs": 0,
+        "face_down_left": face_down,
+        "moves": 0,
+        "reserve_left": reserve,
+        "state": "in_play",
+    }

@@ -45,6 +45,7 @@ class Session:
         self.games: dict[str, int] = {}
         self.watching: dict[str, int] = {}
         self.boards: dict[tuple[str, str], int] = {}
+        self.list_variant: str | None = None
         self.out: deque[tuple[Any, ...]] = deque()
         self.wake = asyncio.Event()
         self.events_queued = 0
@@ -178,7 +179,11 @@ class Session:
             if game is None:
                 return []
             if spectator:
-                return [await race.spectator_snapshot(game, self.app.spectator_count(game_id))]
+                delay_ms = game.options.spectator_delay * 1000
+                count = self.app.spectator_totals.get(game_id, self.app.spectator_count(game_id))
+                snapshot = await race.spectator_snapshot(game, count, delay_ms)
+                self.watching[game_id] = max(self.watching.get(game_id, 0), snapshot.v)
+                return [snapshot]
             assert self.player is not None
             snapshot = await race.snapshot(game, self.player)
             self.games[game_id] = max(self.games.get(game_id, 0), snapshot.v)

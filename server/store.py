@@ -66,6 +66,8 @@ __all__ = [
 ROOM_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 ROOM_CODE_LENGTH = 6
 FORGOTTEN_NAME = "forgotten player"
+LIVE_CHANNEL = "live"
+"""Pub/sub channel announcing games that start (``+ID``) and end (``-ID``)."""
 
 
 class StoreError(RuntimeError):
@@ -138,6 +140,7 @@ for i = 3, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('ZREM', 'live', ARGV[6])
+redis.call('PUBLISH', 'live', '-' .. ARGV[6])
 return ver
 """
 
@@ -415,6 +418,7 @@ class Store:
             pipe.rpush(_game_key(game_id, "log"), first_event)
             pipe.zadd("live", {game_id: int(meta["start"])})
             pipe.publish(game_channel(game_id), "1|" + first_event)
+            pipe.publish(LIVE_CHANNEL, "+" + game_id)
             await pipe.execute()
 
     async def game(self, game_id: str) -> GameRecord | None:
@@ -531,6 +535,19 @@ class Store:
             pipe.expire(key, 24 * 3600)
             count, _ = await pipe.execute()
         return int(count)
+
+    async def set_spectators(self, game_id: str, node: str, count: int) -> int:
+        """Record this node's spectator count of a game; return the count over all nodes."""
+        key = _game_key(game_id, "watchers")
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if count:
+                pipe.hset(key, node, count)
+            else:
+                pipe.hdel(key, node)
+            pipe.expire(key, 3600)
+            pipe.hvals(key)
+            *_, values = await pipe.execute()
+        return sum(int(v) for v in values)
 
     async def live_games(self, limit: int = 200) -> list[str]:
         """Return the ids of running games, oldest first."""
