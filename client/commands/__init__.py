@@ -6,4 +6,17 @@ Each module defines ``register(subparsers)``, which adds its parser and sets ``h
 
 __all__ = ["COMMAND_MODULES"]
 
-COMMAND_MODULES = ("client.commands.deal", "client.commands.solve", "client.commands.study")
+COMMAND_MODULES = (
+    "client.commands.deal",
+    "client.commands.solve",
+    "client.commands.study",
+    "client.commands.play",
+    "client.commands.race",
+    "client.commands.quick",
+    "client.commands.daily",
+    "client.commands.watch",
+    "client.commands.leaderboard",
+    "client.commands.stats",
+    "client.commands.forget_me",
+    "client.commands.bot",
+)

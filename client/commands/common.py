@@ -1,0 +1,113 @@
+"""What the network subcommands share: server and identity options, running a session."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from protocol.codec import JSON, MSGPACK
+from protocol.message import MESSAGES
+
+from ..connection import ScorpionClient, ServerError
+from ..identity import TokenStore
+
+__all__ = [
+    "DEFAULT_SERVER",
+    "add_server_options",
+    "make_client",
+    "not_offered",
+    "offered",
+    "room_link",
+    "run_session",
+]
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765/"
+
+Session = Callable[[ScorpionClient], Awaitable[int]]
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--server``, ``--name`` and ``--json`` to a subcommand."""
+    parser.add_argument(
+        "--server",
+        action="append",
+        default=None,
+        help=f"server websocket URL (default {DEFAULT_SERVER}); repeat to give fallbacks",
+    )
+    parser.add_argument("--name", default=None, help="display name (default: the stored one, or your login)")
+    parser.add_argument("--json-frames", action="store_true", help="speak JSON frames instead of msgpack")
+
+
+def make_client(args: argparse.Namespace, **options: Any) -> ScorpionClient:
+    """Return a client for the parsed options, with the stored identity of the server."""
+    urls = args.server or [DEFAULT_SERVER]
+    store = TokenStore()
+    known = store.load(urls[0])
+    name = args.name or (known.name if known else "") or _login()
+    return ScorpionClient(urls, name, store=store, fmt=JSON if args.json_frames else MSGPACK, **options)
+
+
+def _login() -> str:
+    try:
+        name = getpass.getuser()
+    except Exception:  # no login name in this environment
+        name = ""
+    name = "".join(ch for ch in name if ch.isprintable()).strip()[:24]
+    return name or "Player"
+
+
+def run_session(args: argparse.Namespace, session: Session, **options: Any) -> int:
+    """Connect, run ``session`` and close; report connection failures as exit code 1."""
+
+    async def main() -> int:
+        client = make_client(args, **options)
+        try:
+            await client.connect()
+        except (ConnectionError, OSError, ServerError) as exc:
+            print(f"scorpion {args.command}: cannot connect: {exc}", file=sys.stderr)
+            return 1
+        try:
+            return await session(client)
+        except ServerError as exc:
+            if exc.unavailable:
+                print(
+                    f"scorpion {args.command}: the server does not offer this yet ({exc.message})",
+                    file=sys.stderr,
+                )
+                return 3
+            print(f"scorpion {args.command}: {exc.code}: {exc.message}", file=sys.stderr)
+            return 1
+        finally:
+            await client.close()
+
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        return 130
+
+
+def offered(*types: str) -> bool:
+    """Tell whether this protocol version defines every message type in ``types``."""
+    return all(kind in MESSAGES for kind in types)
+
+
+def not_offered(command: str, what: str) -> int:
+    """Say that the server does not offer ``what`` yet, and return exit code 3."""
+    print(
+        f"scorpion {command}: the server does not offer {what} yet "
+        "(the protocol reserves these messages for a later version)",
+        file=sys.stderr,
+    )
+    return 3
+
+
+def room_link(server: str, code: str) -> str:
+    """Return the browser link of a room on ``server``: the web client is served at ``/``."""
+    parts = urlsplit(server)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return urlunsplit((scheme, parts.netloc, "/", f"room={code}", ""))

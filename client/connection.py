@@ -1,0 +1,736 @@
+"""The asyncio client library of Scorpion Race.
+
+:class:`ScorpionClient` opens a websocket to a server (msgpack by default, JSON on request),
+says ``hello`` with the stored token, and offers one typed method per request; each returns
+the server's answer or raises :class:`ServerError`. Everything the server sends, answers
+included, is also delivered by the async iterator :meth:`ScorpionClient.events`, together
+with :class:`Disconnected`, :class:`Reconnected` and :class:`Closed` notices. The race being
+played or watched is tracked in :attr:`ScorpionClient.race` (a :class:`~client.state.RaceState`),
+which also checks moves locally with the shared engine.
+
+When the connection drops (node killed, restart with close code 1012, network failure),
+the client reconnects by itself with exponential backoff, trying each URL it was given in
+turn, says ``hello`` with its token again and resumes the race from the last version it
+saw. Requests in flight when the connection dropped raise :class:`ConnectionLost`: the
+server may or may not have applied them, and the resumed state tells which.
+
+Example (runnable against a local server)::
+
+    import asyncio
+    from client.connection import ScorpionClient
+
+    async def main() -> None:
+        async with ScorpionClient("ws://127.0.0.1:8765/", name="Ann") as client:
+            room = await client.room_create("scorpion")
+            print("share the code", room.room)
+
+    asyncio.run(main())
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import random
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from protocol.codec import JSON, MAX_SERVER_FRAME, MSGPACK, Format, decode, encode
+from protocol.error import ErrorCode, ProtocolError
+from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_LARGE, Flow, State
+from protocol.game import Move, move_from_text
+from protocol.message import (
+    Accepted,
+    Batch,
+    Countdown,
+    Daily,
+    DailyInfo,
+    DailyStart,
+    DealReserve,
+    Error,
+    ForgetMe,
+    Games,
+    GamesList,
+    Hello,
+    HintRequest,
+    Hints,
+    Message,
+    Ok,
+    Options,
+    Ping,
+    PlayMove,
+    Pong,
+    QueueCancel,
+    Queued,
+    QueueJoin,
+    RaceStarted,
+    Ready,
+    Replay,
+    ReplayLog,
+    Resign,
+    Resume,
+    RoomCreate,
+    RoomJoin,
+    RoomLeave,
+    RoomStart,
+    RoomState,
+    Snapshot,
+    SpectatorSnapshot,
+    Undo,
+    Unwatch,
+    Watch,
+    Welcome,
+)
+
+from .identity import Identity, TokenStore
+from .state import RaceState
+
+__all__ = [
+    "JSON",
+    "MSGPACK",
+    "ClientError",
+    "Closed",
+    "ConnectionLost",
+    "Disconnected",
+    "Event",
+    "IllegalLocally",
+    "Reconnected",
+    "ScorpionClient",
+    "ServerError",
+]
+
+CLIENT_NAME = "scorpion-py 0.1"
+_M = TypeVar("_M", bound=Message)
+
+
+class ClientError(Exception):
+    """Base of the errors the client library raises."""
+
+
+class ServerError(ClientError):
+    """The server refused a request with an ``error`` message."""
+
+    def __init__(self, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.field = field
+
+    @property
+    def unavailable(self) -> bool:
+        """Tell whether the server does not offer this request (yet)."""
+        return self.code in (ErrorCode.UNAVAILABLE.value, ErrorCode.UNKNOWN_TYPE.value)
+
+
+class ConnectionLost(ClientError):
+    """The connection dropped before the answer came; the request may or may not have taken effect."""
+
+
+class IllegalLocally(ClientError):
+    """The local engine says the move is illegal; it was not sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """The connection dropped; ``reconnecting`` tells whether the client is trying again."""
+
+    code: int | None
+    reason: str
+    reconnecting: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    """The client is connected again (to ``url``) and said hello with its token."""
+
+    url: str
+    welcome: Welcome
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """The session is over for good (closed by us, ``forget_me``, a policy close, or given up)."""
+
+    code: int | None
+    reason: str
+
+
+Event = Message | Disconnected | Reconnected | Closed
+
+_NO_RECONNECT = {CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_LARGE}
+
+
+class ScorpionClient:
+    """One player's (or spectator's) session with a Scorpion Race server."""
+
+    def __init__(
+        self,
+        urls: str | Sequence[str],
+        name: str,
+        *,
+        token: str | None = None,
+        store: TokenStore | None = None,
+        fmt: Format = MSGPACK,
+        client_name: str = CLIENT_NAME,
+        reconnect: bool = True,
+        backoff: tuple[float, float] = (0.1, 5.0),
+        give_up_after: float = 120.0,
+        request_timeout: float = 15.0,
+        auto_resume: bool = True,
+        max_events: int = 10_000,
+    ) -> None:
+        """Prepare a session; nothing happens on the network before :meth:`connect`.
+
+        ``urls`` lists the servers to try (the first is used first; on a reconnect the
+        others are tried in turn). ``token`` (or the one ``store`` keeps for the first
+        URL) makes this the same player as before; the token the server gives back is
+        saved in ``store``. ``backoff`` is the first and the longest delay between attempts.
+        """
+        self.urls = [urls] if isinstance(urls, str) else list(urls)
+        if not self.urls:
+            raise ValueError("give at least one server URL")
+        self.name = name
+        self.store = store
+        if token is None and store is not None:
+            known = store.load(self.urls[0])
+            token = known.token if known else None
+        self.token = token
+        self.fmt = fmt
+        self.client_name = client_name
+        self.reconnect = reconnect
+        self.backoff = backoff
+        self.give_up_after = give_up_after
+        self.request_timeout = request_timeout
+        self.auto_resume = auto_resume
+        self.flow = Flow()
+        self.welcome: Welcome | None = None
+        self.race: RaceState | None = None
+        self.room: RoomState | None = None
+        self.url = self.urls[0]
+        self.reconnects = 0
+        self.closed: Closed | None = None
+        self._ws: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._reconnector: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._refs = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[Message]] = {}
+        self._waiters: list[tuple[Callable[[Message], bool], asyncio.Future[Message]]] = []
+        self._events: deque[Event] = deque(maxlen=max_events)
+        self._event_signal = asyncio.Event()
+        self._ready = asyncio.Event()
+        self._closing = False
+        self._opening = False
+        self._resuming = False
+        self._gap_timer = False
+        self.gap_wait = 0.5
+        self._version_waiters: list[tuple[str, int, asyncio.Future[None]]] = []
+        self._clock_offset = 0.0
+
+    # -- connection -----------------------------------------------------------------------
+
+    @property
+    def player(self) -> str | None:
+        """Return this player's id (after ``welcome``)."""
+        return self.welcome.player if self.welcome else None
+
+    @property
+    def connected(self) -> bool:
+        """Tell whether the session is open (connected and welcomed)."""
+        return self._ready.is_set()
+
+    @property
+    def state(self) -> State:
+        """Return the connection's state as the server sees it (:mod:`protocol.flow`)."""
+        return self.flow.state
+
+    def server_now(self) -> int:
+        """Return the server's clock now, in epoch milliseconds (estimated from ``welcome``)."""
+        return int(time.time() * 1000 + self._clock_offset)
+
+    async def __aenter__(self) -> ScorpionClient:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def connect(self) -> Welcome:
+        """Open the connection to the first URL that answers and say hello; return ``welcome``."""
+        last: Exception | None = None
+        for url in self.urls:
+            try:
+                welcome = await self._open(url)
+            except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionLost) as exc:
+                last = exc
+                continue
+            if self.auto_resume and welcome.games and self.race is None:
+                await self._resume_quietly(welcome.games[0], 0)
+            return welcome
+        raise ConnectionError(f"no server answered ({', '.join(self.urls)}): {last}")
+
+    async def _open(self, url: str) -> Welcome:
+        ws = await connect(
+            url,
+            subprotocols=[self.fmt],  # type: ignore[list-item]
+            max_size=MAX_SERVER_FRAME,
+            compression=None,
+            open_timeout=5,
+            user_agent_header=self.client_name,
+        )
+        self._ws, self.url = ws, url
+        self.flow = Flow()
+        self._opening = True
+        self._reader = asyncio.create_task(self._read(ws))
+        try:
+            welcome = await self._hello()
+        except BaseException:
+            self._ws = None
+            await ws.close()
+            raise
+        finally:
+            self._opening = False
+        if self._ws is not ws:
+            raise ConnectionLost("the connection closed right after hello")
+        self.welcome = welcome
+        self._clock_offset = welcome.now - time.time() * 1000
+        self._ready.set()
+        return welcome
+
+    async def _hello(self) -> Welcome:
+        hello = Hello(name=self.name, token=self.token, client=self.client_name)
+        try:
+            answer = await self._request(hello, need_ready=False)
+        except ServerError as exc:
+            if exc.code != ErrorCode.BAD_TOKEN.value or self.token is None:
+                raise
+            self.token = None  # unknown or expired: start afresh, as the protocol advises
+            answer = await self._request(Hello(name=self.name, client=self.client_name), need_ready=False)
+        assert isinstance(answer, Welcome)
+        self.token = answer.token
+        if self.store is not None:
+            self.store.save(self.urls[0], Identity(answer.token, answer.name, answer.player))
+        return answer
+
+    async def close(self) -> None:
+        """Close the session for good (no reconnect)."""
+        self._closing = True
+        if self._reconnector is not None:
+            self._reconnector.cancel()
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(self._reader), 5)
+        for task in list(self._tasks):
+            task.cancel()
+        self._finish(CLOSE_NORMAL, "closed by the client")
+
+    async def drop(self) -> None:
+        """Abort the transport without a closing handshake (for tests of reconnecting)."""
+        if self._ws is not None:
+            self._ws.transport.abort()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- receiving ------------------------------------------------------------------------
+
+    async def _read(self, ws: ClientConnection) -> None:
+        try:
+            async for frame in ws:
+                try:
+                    message = decode(frame, self.fmt, limit=MAX_SERVER_FRAME)
+                except ProtocolError:
+                    continue  # a type this client does not know (a newer server): ignore it
+                self._receive(message)
+        except ConnectionClosed:
+            pass
+        except asyncio.CancelledError:
+            self._closing = True
+            raise
+        finally:
+            if ws is self._ws:
+                self._lost(ws.close_code, ws.close_reason or "")
+
+    def _receive(self, message: Message) -> None:
+        self.flow.sent(message)
+        self._track(message)
+        ref = message.ref
+        if isinstance(ref, int) and ref in self._pending:
+            future = self._pending.pop(ref)
+            if not future.done():
+                if isinstance(message, Error):
+                    future.set_exception(ServerError(message.code, message.message, message.field))
+                else:
+                    future.set_result(message)
+        for waiter in list(self._waiters):
+            predicate, future = waiter
+            if not future.done() and predicate(message):
+                future.set_result(message)
+                self._waiters.remove(waiter)
+        self._emit(message)
+
+    def _track(self, message: Message) -> None:
+        me = self.player
+        if isinstance(message, RoomState):
+            self.room = message
+        elif isinstance(message, Ok) and message.to == "room_leave":
+            self.room = None
+        elif isinstance(message, RaceStarted):
+            if self.race is None or self.race.game != message.game or self.race.ended is not None:
+                self.race = RaceState.from_started(message, me)
+                self.room = None
+                return
+        elif isinstance(message, Snapshot):
+            self.race = RaceState.from_snapshot(message, me)
+            return
+        elif isinstance(message, SpectatorSnapshot):
+            self.race = RaceState.from_spectate(message)
+            return
+        elif isinstance(message, Batch) and (self.race is None or self.race.game != message.game):
+            first = message.events[0] if message.events else None
+            if isinstance(first, RaceStarted):
+                self.race = RaceState.from_started(first, me)
+        if self.race is not None:
+            result = self.race.apply(message)
+            if result.gap and not self.race.spectating and not self._gap_timer:
+                self._gap_timer = True
+                self._spawn(self._fill_gap(self.race))
+            self._version_changed()
+
+    def _version_changed(self) -> None:
+        race = self.race
+        for waiter in list(self._version_waiters):
+            game, v, future = waiter
+            if future.done():
+                self._version_waiters.remove(waiter)
+            elif race is not None and race.game == game and (race.v >= v or race.ended is not None):
+                future.set_result(None)
+                self._version_waiters.remove(waiter)
+
+    async def _fill_gap(self, race: RaceState) -> None:
+        """Give late events a moment to arrive, then ``resume`` if the gap is still open."""
+        try:
+            await asyncio.sleep(self.gap_wait)
+            if self.race is race and race.missing:
+                await self._resume_quietly(race.game, race.v)
+        finally:
+            self._gap_timer = False
+
+    async def caught_up(self, v: int, timeout: float = 10.0) -> None:
+        """Wait until the tracked race has applied version ``v`` (or ended)."""
+        race = self.race
+        if race is None or race.v >= v or race.ended is not None:
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        entry = (race.game, v, future)
+        self._version_waiters.append(entry)
+        try:
+            await asyncio.wait_for(future, timeout)
+        finally:
+            if entry in self._version_waiters:
+                self._version_waiters.remove(entry)
+
+    def _emit(self, event: Event) -> None:
+        self._events.append(event)
+        self._event_signal.set()
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Yield every message from the server and every connection notice, in order.
+
+        The iterator ends after :class:`Closed`. Events are buffered from the moment the
+        client is made, so nothing is missed by starting to iterate late (the buffer keeps
+        the latest ``max_events``). Use one iterator at a time.
+        """
+        while True:
+            while self._events:
+                event = self._events.popleft()
+                yield event
+                if isinstance(event, Closed):
+                    return
+            self._event_signal.clear()
+            await self._event_signal.wait()
+
+    async def wait_for(self, *types: type[_M], timeout: float = 30.0, **match: Any) -> _M:
+        """Return the next message of one of ``types`` whose fields equal ``match``.
+
+        Independent of :meth:`events` (both see every message).
+        """
+
+        def predicate(message: Message) -> bool:
+            return isinstance(message, types) and all(
+                getattr(message, k, None) == v for k, v in match.items()
+            )
+
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        entry = (predicate, future)
+        self._waiters.append(entry)
+        try:
+            return await asyncio.wait_for(future, timeout)  # type: ignore[return-value]
+        finally:
+            if entry in self._waiters:
+                self._waiters.remove(entry)
+
+    # -- losing and regaining the connection ---------------------------------------------
+
+    def _lost(self, code: int | None, reason: str) -> None:
+        self._ready.clear()
+        self._ws = None
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionLost(f"the connection closed ({code}) before the answer"))
+        self._pending.clear()
+        if self._closing or self._opening or self.closed is not None:
+            return
+        if not self.reconnect or code in _NO_RECONNECT or self.flow.state is State.CLOSED:
+            self._finish(code, reason or "the server closed the connection")
+            return
+        self._emit(Disconnected(code, reason, reconnecting=True))
+        self._reconnector = asyncio.ensure_future(self._reconnect())
+
+    def _finish(self, code: int | None, reason: str) -> None:
+        if self.closed is not None:
+            return
+        self._ready.clear()
+        self.closed = Closed(code, reason)
+        for _, future in self._waiters:
+            if not future.done():
+                future.set_exception(ConnectionLost(reason))
+        self._waiters.clear()
+        self._emit(self.closed)
+
+    async def _reconnect(self) -> None:
+        first, longest = self.backoff
+        delay = first
+        deadline = time.monotonic() + self.give_up_after
+        start = self.urls.index(self.url) if self.url in self.urls else 0
+        for attempt in itertools.count():
+            url = self.urls[(start + attempt) % len(self.urls)]
+            try:
+                welcome = await self._open(url)
+            except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionLost, ServerError):
+                if time.monotonic() + delay > deadline:
+                    self._finish(None, f"gave up reconnecting after {self.give_up_after:.0f} s")
+                    return
+                await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+                delay = min(delay * 2, longest)
+                continue
+            break
+        self.reconnects += 1
+        self._emit(Reconnected(url, welcome))
+        race = self.race
+        if race is not None and race.ended is None:
+            if race.spectating:
+                with contextlib.suppress(ClientError, TimeoutError):
+                    await self.watch(game=race.game)
+            else:
+                await self._resume_quietly(race.game, race.v)
+        elif self.auto_resume and welcome.games:
+            await self._resume_quietly(welcome.games[0], 0)
+
+    async def _resume_quietly(self, game: str, v: int) -> None:
+        if self._resuming:
+            return
+        self._resuming = True
+        try:
+            await self.resume(game, v)
+        except (ClientError, TimeoutError):
+            pass
+        finally:
+            self._resuming = False
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def request(self, message: Message, timeout: float | None = None) -> Message:
+        """Send a request (its ``ref`` is set here) and return the answer; raise ``ServerError``.
+
+        Waits for the connection while the client reconnects.
+        """
+        return await self._request(message, timeout=timeout)
+
+    async def _request(
+        self, message: Message, *, need_ready: bool = True, timeout: float | None = None
+    ) -> Message:
+        limit = self.request_timeout if timeout is None else timeout
+        if need_ready and not self._ready.is_set():
+            if self.closed is not None:
+                raise ConnectionLost(f"the session is closed: {self.closed.reason}")
+            await asyncio.wait_for(self._ready.wait(), limit)
+        ws = self._ws
+        if ws is None:
+            raise ConnectionLost("not connected")
+        ref = next(self._refs)
+        message = _with_ref(message, ref)
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._pending[ref] = future
+        try:
+            await ws.send(encode(message, self.fmt))
+        except ConnectionClosed:
+            self._pending.pop(ref, None)
+            raise ConnectionLost("the connection closed while sending") from None
+        try:
+            return await asyncio.wait_for(future, limit)
+        finally:
+            self._pending.pop(ref, None)
+
+    async def _typed(self, message: Message, *expected: type[_M], timeout: float | None = None) -> _M:
+        answer = await self._request(message, timeout=timeout)
+        if not isinstance(answer, expected):
+            raise ClientError(f"unexpected answer {answer.TYPE!r} to {message.TYPE!r}")
+        return answer
+
+    async def _act(self, message: Message) -> Accepted:
+        answer = await self._typed(message, Accepted)
+        # The answer may overtake other racers' events; the local state follows once they arrive.
+        with contextlib.suppress(TimeoutError):
+            await self.caught_up(answer.v, timeout=self.request_timeout)
+        return answer
+
+    async def ping(self) -> Pong:
+        """Ask for the server's clock."""
+        return await self._typed(Ping(), Pong)
+
+    # rooms
+    async def room_create(
+        self, variant: str = "scorpion", max_players: int = 2, options: Options | None = None
+    ) -> RoomState:
+        """Open a room (this player is host); the answer holds the code to share."""
+        message = RoomCreate(variant=variant, max_players=max_players, options=options or Options())
+        return await self._typed(message, RoomState)
+
+    async def room_join(self, room: str) -> RoomState:
+        """Join a room by its code."""
+        return await self._typed(RoomJoin(room=room.upper()), RoomState)
+
+    async def ready(self, ready: bool = True) -> RoomState:
+        """Set this player's ready flag."""
+        return await self._typed(Ready(ready=ready), RoomState)
+
+    async def room_leave(self) -> Ok:
+        """Leave the room."""
+        return await self._typed(RoomLeave(), Ok)
+
+    async def room_start(self) -> Countdown:
+        """Start the race (host only, everyone ready); ``race_started`` follows as an event."""
+        return await self._typed(RoomStart(), Countdown)
+
+    # quick match
+    async def queue_join(self, variant: str = "scorpion") -> Queued:
+        """Wait for a quick match; ``match_found`` and ``race_started`` follow as events."""
+        return await self._typed(QueueJoin(variant=variant), Queued)
+
+    async def queue_cancel(self) -> Ok:
+        """Leave the quick-match queue."""
+        return await self._typed(QueueCancel(), Ok)
+
+    # racing
+    def _game(self, game: str | None, v: int | None) -> tuple[str, int]:
+        race = self.race
+        if game is None:
+            if race is None:
+                raise ClientError("no race is going on: pass the game id")
+            game = race.game
+        if v is None:
+            v = race.v if race is not None and race.game == game else 0
+        return game, v
+
+    async def move(
+        self, move: Move | str, *, game: str | None = None, v: int | None = None, check: bool = True
+    ) -> Accepted:
+        """Play a move (a :class:`Move` or text such as ``7H:2-5``); return ``accepted``.
+
+        With ``check`` the shared engine checks the move on the local model first and
+        raises :class:`IllegalLocally` instead of sending a move the server would refuse.
+        """
+        if isinstance(move, str):
+            move = move_from_text(move)
+        if check and self.race is not None and (game is None or game == self.race.game):
+            reason = self.race.explain(move)
+            if reason is not None:
+                raise IllegalLocally(reason)
+        game, v = self._game(game, v)
+        if move.is_deal:
+            return await self._act(DealReserve(game=game, v=v))
+        return await self._act(PlayMove(game=game, v=v, move=move))
+
+    async def deal(self, *, game: str | None = None, v: int | None = None) -> Accepted:
+        """Deal the reserve."""
+        game, v = self._game(game, v)
+        return await self._act(DealReserve(game=game, v=v))
+
+    async def undo(self, *, game: str | None = None, v: int | None = None) -> Accepted:
+        """Take back this player's last move (when the race allows undo)."""
+        game, v = self._game(game, v)
+        return await self._act(Undo(game=game, v=v))
+
+    async def hint(self, *, game: str | None = None, v: int | None = None) -> Hints:
+        """Ask for hints: legal moves, best first (when the race allows hints)."""
+        game, v = self._game(game, v)
+        return await self._typed(HintRequest(game=game, v=v), Hints)
+
+    async def resign(self, *, game: str | None = None, v: int | None = None) -> Accepted:
+        """Give up this race."""
+        game, v = self._game(game, v)
+        return await self._act(Resign(game=game, v=v))
+
+    async def resume(self, game: str, v: int = 0) -> Batch | Snapshot:
+        """Catch up with a race after version ``v``: a ``batch`` of missed events or a ``snapshot``."""
+        return await self._typed(Resume(game=game, v=v), Batch, Snapshot)
+
+    # spectating
+    async def games_list(self, variant: str | None = None, subscribe: bool = False) -> Games:
+        """List the live races that may be watched."""
+        return await self._typed(GamesList(variant=variant, subscribe=subscribe), Games)
+
+    async def watch(self, *, game: str | None = None, room: str | None = None) -> SpectatorSnapshot:
+        """Watch a race by game id or room code."""
+        return await self._typed(Watch(game=game, room=room.upper() if room else None), SpectatorSnapshot)
+
+    async def unwatch(self, game: str | None = None) -> Ok:
+        """Stop watching."""
+        if game is None:
+            game, _ = self._game(None, None)
+        return await self._typed(Unwatch(game=game), Ok)
+
+    async def replay(self, game: str) -> ReplayLog:
+        """Return the move log of a finished race."""
+        return await self._typed(Replay(game=game), ReplayLog)
+
+    # daily and account
+    async def daily_info(self) -> Daily:
+        """Return today's daily deal: date, variant, commitment, whether it was played."""
+        return await self._typed(DailyInfo(), Daily)
+
+    async def daily_start(self) -> RaceStarted:
+        """Start today's daily deal (once a day)."""
+        return await self._typed(DailyStart(), RaceStarted)
+
+    async def forget_me(self) -> Message:
+        """Erase this player's identity and records on the server, and the stored token.
+
+        Returns the server's answer (``forgotten`` with what was removed; ``ok`` from older servers).
+        """
+        answer = await self._request(ForgetMe())
+        if answer.TYPE not in ("ok", "forgotten"):
+            raise ClientError(f"unexpected answer {answer.TYPE!r} to 'forget_me'")
+        if self.store is not None:
+            self.store.forget(self.urls[0])
+        self.token = None
+        return answer
+
+
+def _with_ref(message: Message, ref: int) -> Message:
+    import dataclasses
+
+    return dataclasses.replace(message, ref=ref)

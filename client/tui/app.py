@@ -1,0 +1,456 @@
+"""The full-screen terminal client, built on textual.
+
+One screen, from top to bottom: a status line (variant, score, moves, clock, spectators),
+the tableau (or the room lobby, or the standings), the racers' progress bars, a message
+line, a command line for typed notation, and the key bindings. Everything shown is
+redrawn from the client's tracked state (:class:`client.state.RaceState`) whenever the
+server says something, so the screen is always what the server last confirmed.
+
+Keys: ↑/↓ choose a column, ←/→ a card in it, Enter (or Space) picks the card and then drops
+it on the column under the cursor; 1–9 and 0 jump to a column, or drop the picked card on
+it. Legal targets of the picked card are highlighted. ``u`` undo, ``h`` hint, ``d`` deal
+the reserve, ``R`` resign, ``:`` types a move (``7H:2-5``, ``deal``), Esc cancels,
+``r`` ready and ``s`` start in a room, Tab shows the next racer when watching, ``q`` quits.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
+from rich.console import Console
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Input, Static
+
+from protocol.game import CELL_BASE, Move, MoveError, move_from_json, move_from_text, move_text
+from protocol.message import MatchFound, Queued, QueueTimeout, RaceEnded
+
+from ..connection import (
+    ClientError,
+    Closed,
+    Disconnected,
+    IllegalLocally,
+    Reconnected,
+    ScorpionClient,
+    ServerError,
+)
+from ..state import RaceState
+from .render import render_board, render_racer, render_room, render_standings
+
+__all__ = ["ScorpionApp"]
+
+Starter = Callable[[ScorpionClient], Awaitable[Any]]
+
+
+class ScorpionApp(App[int]):
+    """Race, play or watch Scorpion in the terminal."""
+
+    TITLE = "Scorpion Race"
+    AUTO_FOCUS = None
+    CSS = """
+    Screen { layout: vertical; }
+    #status { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    #board-scroll { height: 1fr; }
+    #board { padding: 0 1; }
+    #racers { height: auto; max-height: 9; padding: 0 1; border-top: solid $primary-background; }
+    #message { height: 1; padding: 0 1; color: $warning; }
+    #command { height: 1; border: none; padding: 0 1; background: $boost; }
+    #command:focus { border: none; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "column(-1)", "column", show=False),
+        Binding("down", "column(1)", "column", show=False),
+        Binding("left", "card(-1)", "card", show=False),
+        Binding("right", "card(1)", "card", show=False),
+        Binding("enter,space", "select", "pick/drop"),
+        *[Binding(str(n % 10), f"jump({(n - 1) % 10})", show=False) for n in range(1, 11)],
+        Binding("u", "undo", "undo"),
+        Binding("h", "hint", "hint"),
+        Binding("d", "deal", "deal"),
+        Binding("R", "resign", "resign"),
+        Binding("colon", "type", "type move"),
+        Binding("escape", "cancel", "cancel", show=False),
+        Binding("r", "ready", "ready", show=False),
+        Binding("s", "start", "start", show=False),
+        Binding("tab", "next_racer", "next racer", show=False),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(
+        self, client: ScorpionClient, start: Starter | None = None, *, link: str | None = None
+    ) -> None:
+        super().__init__()
+        self.client = client
+        self.starter = start
+        self.link = link
+        self.cursor: tuple[int, int] = (0, 0)
+        self.picked: tuple[int, int] | None = None
+        self.watched = 0
+        self.note = ""
+        self.queued: str | None = None
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        with VerticalScroll(id="board-scroll"):
+            yield Static(id="board")
+        yield Static(id="racers")
+        yield Static(id="message")
+        yield Input(placeholder=": type a move (7H:2-5, deal, undo, hint, resign)", id="command")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.query_one("#board-scroll").can_focus = False
+        self.set_focus(None)
+        self.run_worker(self._pump(), exclusive=False, group="events")
+        self.set_interval(1.0, self._tick)
+        if self.starter is not None:
+            self._run(self.starter(self.client))
+        self.redraw()
+
+    async def _pump(self) -> None:
+        async for event in self.client.events():
+            if isinstance(event, Disconnected):
+                self.say(f"connection lost ({event.code}); reconnecting…")
+            elif isinstance(event, Reconnected):
+                self.say(f"reconnected to {event.url}")
+            elif isinstance(event, Closed):
+                self.say(f"disconnected: {event.reason}")
+            elif isinstance(event, Queued):
+                self.queued = event.variant
+            elif isinstance(event, MatchFound):
+                self.queued = None
+                self.say("match found: " + ", ".join(p.name for p in event.players))
+            elif isinstance(event, QueueTimeout):
+                self.queued = None
+                self.say(f"nobody came in {event.waited} s: press q and try again later")
+            elif isinstance(event, RaceEnded):
+                self.picked = None
+            self.redraw()
+
+    def _tick(self) -> None:
+        self.query_one("#status", Static).update(self.status_text())
+
+    def _run(self, coro: Awaitable[Any]) -> None:
+        async def guarded() -> None:
+            try:
+                await coro
+            except IllegalLocally as exc:
+                self.say(f"illegal: {exc}")
+            except ServerError as exc:
+                self.say(f"server: {exc.message}" if exc.message else f"server: {exc.code}")
+            except (ClientError, TimeoutError) as exc:
+                self.say(f"error: {exc}")
+            self.redraw()
+
+        self.run_worker(guarded(), group="requests")
+
+    def say(self, note: str) -> None:
+        """Show a one-line message."""
+        self.note = note
+        self.query_one("#message", Static).update(Text(note[:200]))
+
+    # -- drawing --------------------------------------------------------------------------
+
+    @property
+    def race(self) -> RaceState | None:
+        """Return the race on screen."""
+        return self.client.race
+
+    def shown_view(self) -> dict[str, Any] | None:
+        """Return the board on screen: the player's own, or the watched racer's."""
+        race = self.race
+        if race is None:
+            return None
+        if race.spectating:
+            racers = [r for r in race.racers.values() if r.view is not None]
+            if not racers:
+                return None
+            return racers[self.watched % len(racers)].view
+        return race.view
+
+    def status_text(self) -> Text:
+        """Return the status line."""
+        race = self.race
+        out = Text()
+        if race is None:
+            where = {"in_room": "in a room", "queued": "waiting for a match"}.get(self.client.state.value, "")
+            out.append(f"Scorpion Race  {self.client.name}  {where}", style="bold")
+            return out
+        summary = race.summary or {}
+        if race.spectating:
+            racers = [r for r in race.racers.values() if r.view is not None]
+            shown = racers[self.watched % len(racers)] if racers else None
+            summary = (shown.summary or {}) if shown else {}
+            out.append(f"watching {shown.name if shown else '?'} ", style="bold")
+        out.append(f"{race.variant} ", style="bold")
+        if race.daily:
+            out.append(f"daily {race.daily} ")
+        out.append(f"score {int(summary.get('score', 0))}  runs {int(summary.get('runs', 0))}/4  ")
+        out.append(f"moves {int(summary.get('moves', 0))}  ")
+        end = race.ended
+        now = self.client.server_now() if end is None else race.start
+        elapsed = max(0, (now - race.start) // 1000)
+        if end is None:
+            out.append(f"⏱ {elapsed // 60:02}:{elapsed % 60:02}  ")
+        out.append(f"👁 {race.spectators}  ", style="dim")
+        if not race.spectating:
+            out.append(race.status, style="bold green" if race.status == "playing" else "bold yellow")
+        return out
+
+    def board_text(self) -> Text:
+        """Return the main area: board, lobby, queue or standings."""
+        race = self.race
+        width = max(40, self.size.width - 2)
+        if race is None:
+            if self.client.room is not None:
+                return render_room(self.client.room, self.client.player, self.link)
+            if self.queued or self.client.state.value == "queued":
+                return Text(f"Waiting for a quick match ({self.queued or '…'}) — q to give up")
+            return Text("connecting…" if not self.client.connected else "waiting for the server…")
+        view = self.shown_view()
+        if view is None:
+            return Text("waiting for the board…")
+        targets: list[int] = []
+        if self.picked is not None and not race.spectating:
+            targets = list(self._targets(self.picked))
+        text = render_board(
+            view,
+            width=width,
+            cursor=None if race.spectating else self.cursor,
+            picked=self.picked,
+            targets=targets,
+        )
+        if race.ended is not None:
+            text.append("\n")
+            text.append(render_standings(race.ended))
+        return text
+
+    def racers_text(self) -> Text:
+        """Return the racers' progress bars."""
+        race = self.race
+        out = Text()
+        if race is None:
+            return out
+        for index, racer in enumerate(race.racers.values()):
+            if index:
+                out.append("\n")
+            mine = racer.player == race.me
+            summary = race.summary if mine and race.summary else racer.summary
+            out.append(render_racer(racer.name, summary, racer.status, race.variant, me=mine))
+        return out
+
+    def redraw(self) -> None:
+        """Redraw everything from the tracked state."""
+        if not self.is_mounted:
+            return
+        self._clamp_cursor()
+        self.query_one("#status", Static).update(self.status_text())
+        self.query_one("#board", Static).update(self.board_text())
+        self.query_one("#racers", Static).update(self.racers_text())
+
+    def screen_text(self) -> str:
+        """Return the whole screen as plain text (as a terminal of this size shows it)."""
+        width, height = self.size
+        console = Console(width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False)
+        console.print(self.screen._compositor.render_update(full=True))
+        return console.export_text()
+
+    # -- the cursor -----------------------------------------------------------------------
+
+    def _columns(self) -> list[list[str | None]]:
+        view = self.shown_view() or {}
+        columns = [list(col) for col in view.get("columns", [])]
+        columns += [[card] for card in (view.get("cells") or [])]
+        return columns
+
+    def _clamp_cursor(self) -> None:
+        columns = self._columns()
+        if not columns:
+            return
+        column = min(max(self.cursor[0], 0), len(columns) - 1)
+        cards = columns[column]
+        first = next((i for i, c in enumerate(cards) if c is not None), len(cards))
+        row = min(max(self.cursor[1], first), max(len(cards) - 1, 0))
+        self.cursor = (column, row)
+
+    def _source(self, column: int) -> int:
+        view = self.shown_view() or {}
+        count = len(view.get("columns", []))
+        return column if column < count else CELL_BASE + column - count
+
+    def _targets(self, spot: tuple[int, int]) -> dict[int, Move]:
+        race = self.race
+        if race is None:
+            return {}
+        return race.targets(self._source(spot[0]), spot[1])
+
+    def action_column(self, step: int) -> None:
+        columns = self._columns()
+        if not columns:
+            return
+        column = (self.cursor[0] + step) % len(columns)
+        self.cursor = (column, len(columns[column]) - 1)
+        self.redraw()
+
+    def action_card(self, step: int) -> None:
+        self.cursor = (self.cursor[0], self.cursor[1] + step)
+        self.redraw()
+
+    def action_jump(self, column: int) -> None:
+        columns = self._columns()
+        if column >= len(columns):
+            return
+        if self.picked is not None:
+            self._drop(column)
+            return
+        cards = columns[column]
+        # Land on the card of this column that can move, the exposed one otherwise.
+        row = len(cards) - 1
+        for candidate in range(len(cards)):
+            if cards[candidate] is not None and self._targets((column, candidate)):
+                row = candidate
+                break
+        self.cursor = (column, row)
+        self.redraw()
+
+    def action_select(self) -> None:
+        race = self.race
+        if race is None or race.spectating:
+            return
+        if self.picked is None:
+            columns = self._columns()
+            if not columns or not columns[self.cursor[0]]:
+                return
+            card = columns[self.cursor[0]][self.cursor[1]]
+            if card is None:
+                self.say("that card is face down")
+                return
+            if not self._targets(self.cursor):
+                self.say(f"{card} has no legal move now")
+                return
+            self.picked = self.cursor
+            targets = ", ".join(str(t + 1) for t in sorted(self._targets(self.cursor)))
+            self.say(f"{card} picked: it can go to column {targets} (Esc to cancel)")
+            self.redraw()
+            return
+        self._drop(self.cursor[0])
+
+    def _drop(self, column: int) -> None:
+        assert self.picked is not None
+        targets = self._targets(self.picked)
+        move = targets.get(column)
+        if move is None:
+            self.say(
+                f"column {column + 1} is not a legal target; legal: "
+                + ", ".join(str(t + 1) for t in sorted(targets))
+            )
+            return
+        self.picked = None
+        self.cursor = (column, self.cursor[1])
+        self._play(move)
+
+    def _play(self, move: Move) -> None:
+        async def play() -> None:
+            answer = await self.client.move(move)
+            self.say(f"{move_text(move)} accepted (v{answer.v})")
+
+        self._run(play())
+
+    def action_cancel(self) -> None:
+        self.picked = None
+        self.set_focus(None)
+        self.redraw()
+
+    # -- commands -------------------------------------------------------------------------
+
+    def action_undo(self) -> None:
+        self._run(self._simple(self.client.undo, "undone"))
+
+    def action_deal(self) -> None:
+        self._play(move_from_text("deal"))
+
+    def action_resign(self) -> None:
+        self._run(self._simple(self.client.resign, "you resigned"))
+
+    async def _simple(self, request: Callable[[], Awaitable[Any]], done: str) -> None:
+        await request()
+        self.say(done)
+
+    def action_hint(self) -> None:
+        async def hint() -> None:
+            answer = await self.client.hint()
+            if not answer.moves:
+                self.say("no move left")
+                return
+            best = move_from_json(answer.moves[0])
+            self.say("hint: " + ", ".join(move_text(move_from_json(m)) for m in answer.moves[:5]))
+            if not best.is_deal:
+                view = self.shown_view() or {}
+                count = len(view.get("columns", []))
+                column = best.source if best.source < CELL_BASE else count + best.source - CELL_BASE
+                cards = self._columns()[column]
+                from protocol.game import card_text
+
+                row = cards.index(card_text(best.card)) if card_text(best.card) in cards else 0
+                self.cursor = (column, row)
+
+        self._run(hint())
+
+    def action_ready(self) -> None:
+        room = self.client.room
+        if room is None:
+            return
+        mine = next((p for p in room.players if p.player == self.client.player), None)
+        self._run(self.client.ready(not (mine.ready if mine else False)))
+
+    def action_start(self) -> None:
+        if self.client.room is not None:
+            self._run(self.client.room_start())
+
+    def action_next_racer(self) -> None:
+        self.watched += 1
+        self.redraw()
+
+    def action_type(self) -> None:
+        self.query_one("#command", Input).focus()
+
+    async def action_quit(self) -> None:
+        self.exit(0)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        self.set_focus(None)
+        self.command(text)
+
+    def command(self, text: str) -> None:
+        """Run one typed command: a move in notation, or a word."""
+        word = text.lower()
+        actions: dict[str, Callable[[], Any]] = {
+            "undo": self.action_undo,
+            "hint": self.action_hint,
+            "resign": self.action_resign,
+            "ready": self.action_ready,
+            "start": self.action_start,
+        }
+        if not text:
+            return
+        if word in ("quit", "q"):
+            self.exit(0)
+            return
+        if word in actions:
+            actions[word]()
+            return
+        try:
+            move = move_from_text(text)
+        except MoveError as exc:
+            self.say(str(exc))
+            return
+        self._play(move)

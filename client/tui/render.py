@@ -1,0 +1,175 @@
+"""Pure rendering of boards, racers and rooms as rich ``Text`` (no textual, no I/O).
+
+Columns are drawn as rows, left to right from the first card dealt to the exposed one,
+so a whole Scorpion tableau fits an 80×24 terminal however long the columns grow.
+Suits use a four-colour deck (spades white, hearts red, diamonds blue, clubs green) since
+Scorpion is built down in suit; face-down cards are drawn as backs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.text import Text
+
+from protocol.game import get_variant
+from protocol.message import RaceEnded, RoomState
+
+__all__ = [
+    "SUIT_STYLE",
+    "SUIT_SYMBOL",
+    "card_label",
+    "progress_fraction",
+    "render_board",
+    "render_racer",
+    "render_room",
+    "render_standings",
+]
+
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+SUIT_STYLE = {"S": "bold bright_white", "H": "bold red", "D": "bold bright_blue", "C": "bold green"}
+BACK = "░░"
+BACK_STYLE = "blue on grey23"
+
+
+def card_label(card: str) -> str:
+    """Return a card as shown: rank then suit symbol (``T♥``)."""
+    return card[0] + SUIT_SYMBOL.get(card[1].upper(), card[1])
+
+
+def render_board(
+    view: Mapping[str, Any],
+    *,
+    width: int = 80,
+    cursor: tuple[int, int] | None = None,
+    picked: tuple[int, int] | None = None,
+    targets: Sequence[int] = (),
+) -> Text:
+    """Return the tableau: one line per column (``cursor``/``picked`` are column, row from 0).
+
+    Reserve cells (Three Blind Mice) are the rows after the columns, as pseudo-columns
+    ``len(columns) + i``. ``targets`` lists the columns a picked card may go to.
+    """
+    columns: list[list[str | None]] = [list(col) for col in view.get("columns", [])]
+    cells: list[str | None] = list(view.get("cells") or [])
+    longest = max((len(col) for col in columns), default=0)
+    step = 3 if 4 + 3 * longest <= width else 2
+    out = Text()
+    for index, col in enumerate(columns):
+        is_target = index in targets
+        label = f"{index + 1:>2}"
+        out.append(label, style="bold black on green" if is_target else "bold")
+        out.append("→" if is_target else " ", style="bold green")
+        out.append(" ")
+        if not col:
+            out.append("··", style="dim")
+        for row, card in enumerate(col):
+            style = BACK_STYLE if card is None else SUIT_STYLE.get(card[1].upper(), "")
+            shown = BACK if card is None else card_label(card)
+            if picked == (index, row) or (picked is not None and picked[0] == index and row > picked[1]):
+                style += " reverse"
+            if cursor == (index, row):
+                style += " underline bold on grey37"
+            out.append(shown, style=style)
+            if step == 3:
+                out.append(" ")
+        out.append("\n")
+    for cell_index, card in enumerate(cells):
+        index = len(columns) + cell_index
+        out.append(f"R{cell_index + 1} ", style="bold")
+        out.append(" ")
+        if card is None:
+            out.append("--", style="dim")
+        else:
+            style = SUIT_STYLE.get(card[1].upper(), "")
+            if picked == (index, 0):
+                style += " reverse"
+            if cursor == (index, 0):
+                style += " underline bold on grey37"
+            out.append(card_label(card), style=style)
+        out.append("\n")
+    reserve = int(view.get("reserve_left", 0))
+    foundations = list(view.get("foundations") or [])
+    out.append("reserve ", style="dim")
+    out.append(BACK * 0 + (f"{reserve} cards" if reserve else "dealt"), style="bold" if reserve else "dim")
+    out.append("   runs ", style="dim")
+    if foundations:
+        for suit in foundations:
+            out.append(f"K{SUIT_SYMBOL.get(suit, suit)}", style=SUIT_STYLE.get(suit, ""))
+            out.append(" ")
+    else:
+        out.append("none", style="dim")
+    return out
+
+
+def progress_fraction(summary: Mapping[str, Any] | None, variant: str) -> float:
+    """Return how far a racer got, 0 to 1: mostly finished runs, partly cards turned face up."""
+    if not summary:
+        return 0.0
+    rules = get_variant(variant)
+    face_down = max(1, rules.face_down_rows * len(rules.face_down_columns))
+    if summary.get("state") == "won":
+        return 1.0
+    revealed = max(0, face_down - int(summary.get("face_down_left", face_down)))
+    return min(1.0, 0.75 * int(summary.get("runs", 0)) / 4 + 0.25 * revealed / face_down)
+
+
+def render_racer(
+    name: str,
+    summary: Mapping[str, Any] | None,
+    status: str,
+    variant: str,
+    *,
+    me: bool = False,
+    bar: int = 20,
+) -> Text:
+    """Return one racer's line: a progress bar, score, runs, moves and status."""
+    fraction = progress_fraction(summary, variant)
+    filled = round(fraction * bar)
+    out = Text()
+    out.append(("▶ " if me else "  ") + f"{name[:12]:<12} ", style="bold" if me else "")
+    out.append("█" * filled, style="green" if status != "resigned" else "red")
+    out.append("░" * (bar - filled), style="grey37")
+    summary = summary or {}
+    out.append(
+        f" {int(summary.get('score', 0)):>5} pts {int(summary.get('runs', 0))} runs "
+        f"{int(summary.get('moves', 0)):>3} mv  {status}"
+    )
+    return out
+
+
+def render_room(room: RoomState, me: str | None, link: str | None = None) -> Text:
+    """Return a room's lobby: code, link, players and their ready flags."""
+    out = Text()
+    out.append("Room ", style="bold")
+    out.append(room.room, style="bold reverse")
+    out.append(f"  {room.variant}, up to {room.max_players} players\n")
+    if link:
+        out.append(f"share: {link}\n", style="cyan")
+    options = room.options
+    out.append(
+        f"undo {'on' if options.undo else 'off'} · hints {'on' if options.hints else 'off'} · "
+        f"reserve {options.reserve_rule} · spectators {'on' if options.spectators else 'off'}\n",
+        style="dim",
+    )
+    for player in room.players:
+        flag = "host " if player.player == room.host else ("ready" if player.ready else "     ")
+        out.append(f"  [{flag}] {player.name}{' (you)' if player.player == me else ''}\n")
+    if me == room.host:
+        out.append("\ns: start the race when everyone is ready", style="dim")
+    else:
+        out.append("\nr: ready / not ready", style="dim")
+    return out
+
+
+def render_standings(ended: RaceEnded) -> Text:
+    """Return the final standings of a race."""
+    out = Text("Race over\n", style="bold")
+    for standing in ended.standings:
+        minutes, seconds = divmod(standing.elapsed, 60)
+        out.append(
+            f" {standing.rank}. {standing.name[:14]:<14} {standing.score:>5} pts {standing.runs} runs "
+            f"{minutes:02}:{seconds:02} {standing.status}\n"
+        )
+    return out

@@ -1,0 +1,62 @@
+"""Fixtures of the client tests: real server nodes (from the server tests) and helpers."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.connection import ScorpionClient
+from tests.server.conftest import Node, NodeFactory, open_client, start_node  # noqa: F401
+
+ClientFactory = Callable[..., Any]
+
+
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Keep every stored identity of a test in its own directory."""
+    directory = tmp_path / "config"
+    monkeypatch.setenv("SCORPION_CONFIG_DIR", str(directory))
+    yield directory
+
+
+@pytest.fixture
+async def make_client() -> AsyncIterator[ClientFactory]:
+    """Connect library clients to nodes; all are closed at the end of the test.
+
+    Clients store no token unless given ``store=TokenStore()`` (several players of one test
+    would otherwise share the identity stored for the server).
+    """
+    clients: list[ScorpionClient] = []
+
+    async def make(
+        nodes: Node | list[Node], name: str = "Tester", *, connect: bool = True, **options: Any
+    ) -> ScorpionClient:
+        urls = [n.url for n in nodes] if isinstance(nodes, list) else nodes.url
+        client = ScorpionClient(urls, name, **options)
+        clients.append(client)
+        if connect:
+            await client.connect()
+        return client
+
+    yield make
+    for client in clients:
+        await client.close()
+
+
+async def start_race(
+    host: ScorpionClient, guest: ScorpionClient, *, variant: str = "scorpion", **options: Any
+) -> str:
+    """Open a room on ``host``, let ``guest`` join and say ready, start it; return the game id."""
+    from protocol.message import Options, RaceStarted
+
+    room = await host.room_create(variant, 2, Options(**options))
+    await guest.room_join(room.room)
+    await guest.ready(True)
+    await host.room_start()
+    started = await host.wait_for(RaceStarted, timeout=15)
+    if guest.race is None or guest.race.game != started.game:
+        await guest.wait_for(RaceStarted, timeout=15, game=started.game)
+    return started.game

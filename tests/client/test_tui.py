@@ -1,0 +1,124 @@
+"""The full-screen client, driven headless (textual's pilot) against a real server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from client.connection import ScorpionClient
+from client.tui import ScorpionApp
+from protocol.game import Board, card_text
+from protocol.message import RaceStarted
+
+from .conftest import ClientFactory, NodeFactory, start_race
+
+pytestmark = pytest.mark.asyncio
+
+DEAL = 1234567890123
+
+
+async def until(check: object, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_racer_picks_a_card_and_a_column_and_the_move_is_accepted_on_screen(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    host = await make_client(node, "Host")
+    player: ScorpionClient = await make_client(node, "Ann")
+    room = await host.room_create("scorpion")
+    app = ScorpionApp(player, lambda c: c.room_join(room.room), link="http://example/?room=" + room.room)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: player.room is not None)
+        await pilot.pause(0.1)
+        lobby = app.screen_text()
+        assert room.room in lobby and "Host" in lobby and "Ann (you)" in lobby
+        await pilot.press("r")
+        await until(lambda: host.room is not None and all(p.ready for p in host.room.players))
+        await host.room_start()
+        await host.wait_for(RaceStarted, timeout=10)
+        await until(lambda: player.race is not None)
+        await pilot.pause(0.1)
+        board = Board.new("scorpion", DEAL)
+        move = next(m for m in board.legal_moves() if not m.is_deal)
+        await pilot.press(str(move.source + 1))
+        assert app.cursor[0] == move.source
+        while player.race.board().columns[move.source][app.cursor[1]] != move.card:  # type: ignore[union-attr]
+            wanted = board.columns[move.source].index(move.card)
+            await pilot.press("right" if app.cursor[1] < wanted else "left")
+        await pilot.press("enter")
+        assert app.picked == (move.source, board.columns[move.source].index(move.card))
+        assert move.target in app._targets(app.picked)
+        await pilot.pause(0.05)
+        picked_screen = app.screen_text()
+        assert f"{move.target + 1:>2}→" in picked_screen, "the legal target is highlighted"
+        await pilot.press(str(move.target + 1))
+        await until(lambda: player.race is not None and player.race.v >= 2)
+        await pilot.pause(0.2)
+        board.push(move)
+        assert player.race.view["columns"][move.target][-1] == card_text(board.columns[move.target][-1])
+        screen = app.screen_text()
+        lines = screen.splitlines()
+        assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+        assert "moves 1" in screen and "score 0" in screen and "accepted" in screen
+        assert "░░" in screen, "face-down cards are drawn as backs"
+        assert "reserve 3 cards" in screen
+        assert "Host" in screen and "Ann" in screen, "both racers have a progress bar"
+        assert "1 mv" in screen
+        assert "⏱" in screen and "👁 0" in screen
+        hidden = board.columns[0][0]
+        assert card_text(hidden)[0] + "♠♥♦♣"["SHDC".index(card_text(hidden)[1])] not in lines[1]
+
+
+async def test_a_move_typed_in_notation_and_the_deal_key_are_played(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    host = await make_client(node, "Host")
+    player = await make_client(node, "Ann")
+    await start_race(host, player)
+    board = Board.new("scorpion", DEAL)
+    move = next(m for m in board.legal_moves() if not m.is_deal)
+    app = ScorpionApp(player)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("colon")
+        assert app.focused is not None and app.focused.id == "command"
+        await pilot.press(*[{":": "colon", "-": "minus"}.get(ch, ch) for ch in str(move)])
+        await pilot.press("enter")
+        await until(lambda: player.race is not None and player.race.v >= 2)
+        await pilot.press("d")
+        await until(lambda: player.race is not None and player.race.v >= 3)
+        await pilot.pause(0.2)
+        assert player.race.view["reserve_left"] == 0
+        assert "reserve dealt" in app.screen_text()
+        await pilot.press("1", "enter")  # the face-down area: nothing to pick there is refused kindly
+        await pilot.pause(0.05)
+
+
+async def test_a_spectator_sees_every_racer_with_live_bars(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann = await make_client(node, "Ann")
+    bob = await make_client(node, "Bob")
+    watcher = await make_client(node, "Watcher")
+    game = await start_race(ann, bob)
+    await watcher.watch(game=game)
+    app = ScorpionApp(watcher)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        before = app.screen_text()
+        assert "watching Ann" in before or "watching Bob" in before
+        board = Board.new("scorpion", DEAL)
+        await ann.move(next(m for m in board.legal_moves() if not m.is_deal))
+        await until(lambda: watcher.race is not None and watcher.race.v >= 2)
+        await pilot.pause(0.1)
+        screen = app.screen_text()
+        assert " 1 mv" in screen and "Ann" in screen and "Bob" in screen
+        await pilot.press("tab")
+        assert app.screen_text() != screen
