@@ -604,6 +604,7 @@ class ScorpionServer:
         game = await self.race.load(game_id)
         if game is None:
             raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {game_id!r}")
+        game = self.race.adopt(game)
         game.listeners.add(session)
         session.games[game_id] = after
         await self._follow(game_id)
@@ -635,6 +636,7 @@ class ScorpionServer:
                 await self.hub.unsubscribe(game_channel(game.game_id), self._on_game_event)
         if game.timer is not None:
             game.timer.cancel()
+            game.timer = None
         self.race.games.pop(game.game_id, None)
 
     def _on_game_event(self, channel: str, data: str) -> None:
@@ -733,6 +735,7 @@ class ScorpionServer:
                 events.append(projected)
         last = missed[-1][0] if missed else message.v
         session.games[game.game_id] = last
+        game = self.race.adopt(game)
         game.listeners.add(session)
         await self._follow(game.game_id)
         session.send(Batch(game=game.game_id, v=last, events=tuple(events), ref=message.ref))
@@ -741,6 +744,7 @@ class ScorpionServer:
         assert session.player is not None
         snapshot = await self.race.snapshot(game, session.player)
         session.games[game.game_id] = snapshot.v
+        game = self.race.adopt(game)
         game.listeners.add(session)
         await self._follow(game.game_id)
         session.send(dataclasses.replace(snapshot, ref=ref))
@@ -1102,6 +1106,7 @@ class ScorpionServer:
                 ErrorCode.SPECTATING_FORBIDDEN,
                 "that is a game of today's daily deal: finish your own ranked attempt before watching it",
             )
+        game = self.race.adopt(game)
         watchers = self.watchers.setdefault(game_id, set())
         watchers.add(session)
         await self._follow(game_id)
@@ -1166,21 +1171,19 @@ class ScorpionServer:
         Counts go out in batches, never per join, so a crowd arriving costs one message
         a tick to each racer and spectator.
         """
-        sent: dict[str, int] = {}
         while True:
             await asyncio.sleep(self.config.spectator_tick)
-            games = set(self.watchers) | {g for g, n in sent.items() if n} | set(self.spectator_totals)
-            for game_id in games:
+            for game_id in list(self.followed):
                 game = self.race.games.get(game_id)
-                local = self.spectator_count(game_id)
-                if sent.get(game_id) != local:
-                    sent[game_id] = local
-                total = await self.store.set_spectators(game_id, self.node, local)
                 if game is None or game.ended:
                     self.spectator_totals.pop(game_id, None)
-                    sent.pop(game_id, None)
                     continue
-                if self.spectator_totals.get(game_id) != total:
+                try:
+                    total = await self.store.set_spectators(game_id, self.node, self.spectator_count(game_id))
+                except Exception:
+                    self.metrics.redis_errors.inc()
+                    continue
+                if self.spectator_totals.get(game_id, 0) != total:
                     self.spectator_totals[game_id] = total
                     notice = Spectators(game=game_id, count=total)
                     for follower in list(game.listeners) + list(self.watchers.get(game_id, ())):

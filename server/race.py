@@ -279,6 +279,20 @@ class RaceService:
         finally:
             del self._loading[game_id]
 
+    def adopt(self, game: LiveGame) -> LiveGame:
+        """Return the node's cached copy of ``game``, caching this one if none is.
+
+        A copy loaded for a short look (a list entry) may be evicted while another task
+        still holds it; whoever attaches followers re-adopts it so events find it.
+        """
+        cached = self.games.get(game.game_id)
+        if cached is not None:
+            return cached
+        self.games[game.game_id] = game
+        if game.timer is None and self.on_game_loaded:
+            self.on_game_loaded(game)  # the eviction cancelled its time limit: set it again
+        return game
+
     async def _fetch(self, game_id: str) -> LiveGame | None:
         record = await self.store.game(game_id)
         if record is None:

@@ -1,0 +1,266 @@
+"""Spectating live games across nodes: snapshots, streams, delay, crowds, replays."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+
+from protocol.codec import MSGPACK, decode_dict, encode
+from protocol.game import Board, move_json, player_view
+from protocol.message import Hello, Watch
+
+from .conftest import Client, NodeFactory
+from .test_race import audit, card_texts
+
+pytestmark = pytest.mark.asyncio
+
+DEAL = 31415926535
+
+
+async def start_race(
+    ann: Client, bob: Client, options: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], ...]:
+    room = await ann.request(
+        {"type": "room_create", "variant": "scorpion", "options": options or {"undo": True}}
+    )
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.request({"type": "ready", "ready": True})
+    countdown = await ann.request({"type": "room_start"})
+    assert countdown["type"] == "countdown", countdown
+    return room, await ann.expect("race_started"), await bob.expect("race_started")
+
+
+async def play(
+    client: Client, board: Board, start: dict[str, Any], version: int, count: int, rng: random.Random
+) -> int:
+    for _ in range(count):
+        moves = [m for m in board.legal_moves()]
+        if not moves:
+            break
+        move = rng.choice(moves)
+        board.push(move)
+        if board.status().value != "in_play":
+            board.pop()
+            continue
+        answer = await client.request(
+            {"type": "move", "game": start["game"], "v": version, "move": move_json(move)}
+        )
+        assert answer["type"] == "accepted", answer
+        version = answer["v"]
+    return version
+
+
+async def test_a_spectator_on_another_node_sees_a_consistent_snapshot_then_every_move(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    first = start_node(test_deals=DEAL, spectator_tick=0.2)
+    second = start_node(spectator_tick=0.2)
+    ann: Client = await open_client(first, "Ann")
+    bob: Client = await open_client(first, "Bob")
+    room, start, bob_start = await start_race(ann, bob)
+    rng = random.Random(3)
+    boards = {ann.player: Board.new("scorpion", DEAL), bob.player: Board.new("scorpion", DEAL)}
+    version = await play(ann, boards[ann.player], start, start["v"], 5, rng)
+    eve: Client = await open_client(second, "Eve")
+    snapshot = await eve.request({"type": "watch", "room": room["room"]})
+    assert snapshot["type"] == "spectate"
+    views = {r["player"]: r["view"] for r in snapshot["racers"]}
+    assert views[ann.player] == player_view(boards[ann.player]).as_dict()
+    assert views[bob.player] == player_view(boards[bob.player]).as_dict()
+    await play(ann, boards[ann.player], start, version, 5, rng)
+    await play(bob, boards[bob.player], bob_start, bob_start["v"], 5, rng)
+    # Replaying the stream over the snapshot gives exactly the racers' boards.
+    latest = dict(views)
+    seen = snapshot["v"]
+    deadline = time.monotonic() + 10
+    while latest != {p: player_view(b).as_dict() for p, b in boards.items()}:
+        assert time.monotonic() < deadline, "the spectator stream never caught up"
+        event = await eve.expect("spectate_event")
+        assert event["v"] == seen + 1, "a spectator event was missed or doubled"
+        seen = event["v"]
+        latest[event["player"]] = event["view"]
+    count = await eve.expect("spectators", timeout=10)
+    assert count["count"] == 1
+    racer_count = await ann.expect("spectators", timeout=10)
+    assert racer_count["count"] == 1
+
+
+async def test_spectator_frames_never_show_a_face_down_card_or_the_deal_number(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    eve: Client = await open_client(node, "Eve")
+    room, start, bob_start = await start_race(ann, bob)
+    await eve.request({"type": "watch", "room": room["room"]})
+    rng = random.Random(11)
+    boards = {"ann": Board.new("scorpion", DEAL), "bob": Board.new("scorpion", DEAL)}
+    versions = {"ann": start["v"], "bob": bob_start["v"]}
+    for _ in range(4):
+        versions["ann"] = await play(ann, boards["ann"], start, versions["ann"], 5, rng)
+        versions["bob"] = await play(bob, boards["bob"], bob_start, versions["bob"], 5, rng)
+    await asyncio.sleep(0.3)
+    # A card face down on *both* boards must never reach a spectator.
+    both_hidden = {
+        c for c in range(52) if not boards["ann"].is_face_up(c) and not boards["bob"].is_face_up(c)
+    }
+    from protocol.game import card_text
+
+    hidden_text = {card_text(c) for c in both_hidden}
+    for frame in eve.frames:
+        data = decode_dict(frame, eve.fmt, limit=1 << 22)
+        assert not (card_texts(data) & hidden_text), data["type"]
+        assert str(DEAL) not in str(data)
+    audit(ann, boards["ann"], 0, DEAL)
+
+
+async def test_a_stalled_spectator_does_not_delay_the_racers(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=DEAL, send_queue=16)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    room, start, _ = await start_race(ann, bob)
+    stalled = await connect(node.url, subprotocols=[MSGPACK], max_queue=1, max_size=1 << 22)  # type: ignore[list-item]
+    await stalled.send(encode(Hello(name="Stalled"), MSGPACK))
+    await stalled.recv()
+    await stalled.send(encode(Watch(room=room["room"]), MSGPACK))
+    stalled.transport.pause_reading()  # never reads again
+    board = Board.new("scorpion", DEAL)
+    rng = random.Random(5)
+    latencies = []
+    version = start["v"]
+    for _ in range(60):
+        moves = board.legal_moves()
+        move = rng.choice(moves)
+        if move.is_deal or not board.is_legal(move):
+            continue
+        board.push(move)
+        if board.status().value != "in_play":
+            board.pop()
+            continue
+        began = time.perf_counter()
+        answer = await ann.request(
+            {"type": "move", "game": start["game"], "v": version, "move": move_json(move)}
+        )
+        latencies.append(time.perf_counter() - began)
+        if answer["type"] != "accepted":
+            board.pop()
+            undo = await ann.request({"type": "undo", "game": start["game"], "v": version})
+            assert undo["type"] in ("accepted", "error")
+            break
+        version = answer["v"]
+    assert latencies and max(latencies) < 2.0, "a racer waited on a stalled spectator"
+    health = await asyncio.to_thread(_get, f"http://127.0.0.1:{node.port}/metrics")
+    assert "scorpion_connections 3.0" in health and "scorpion_spectators 1.0" in health
+    stalled.transport.abort()
+
+
+async def test_a_slow_reader_is_resynced_instead_of_buffering_without_bound(
+    local_node: Any, open_client: Any
+) -> None:
+    node = await local_node(test_deals=str(DEAL), send_queue=8)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    room, start, _ = await start_race(ann, bob)
+    eve: Client = await open_client(node, "Eve")
+    await eve.request({"type": "watch", "room": room["room"]})
+    server = node.server
+    session = next(s for s in server.sessions if s.player == eve.player)
+    eve.ws.transport.pause_reading()  # the spectator stops reading
+    event = {"type": "move", "player": ann.player, "view": start["view"], "summary": {}, "status": "playing"}
+    version = session.watching[start["game"]]
+    for step in range(1, 5000):
+        session.deliver(start["game"], version + step, event, spectator=True)
+        assert len(session.out) <= 8 + 4, "the send queue grew past its bound"
+    assert any(item[0] == "resync" for item in session.out)
+    assert "scorpion_resyncs_total" in server.metrics.render().decode()
+
+
+def _get(url: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.read().decode()
+
+
+async def test_a_delayed_stream_shows_moves_only_after_the_delay(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    eve: Client = await open_client(node, "Eve")
+    room, start, _ = await start_race(ann, bob, {"undo": True, "spectator_delay": 2})
+    snapshot = await eve.request({"type": "watch", "room": room["room"]})
+    board = Board.new("scorpion", DEAL)
+    await play(ann, board, start, start["v"], 1, random.Random(1))
+    moved_at = time.monotonic()
+    event = await eve.expect("spectate_event", timeout=6)
+    assert time.monotonic() - moved_at >= 1.8
+    assert event["v"] == snapshot["v"] + 1
+
+
+async def test_a_finished_race_replays_move_by_move_from_its_log(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    _room, start, _bob_start = await start_race(ann, bob)
+    board = Board.new("scorpion", DEAL)
+    version = await play(ann, board, start, start["v"], 6, random.Random(2))
+    early = await bob.request({"type": "replay", "game": start["game"]})
+    assert early["code"] == "not_allowed"
+    await ann.request({"type": "resign", "game": start["game"], "v": version})
+    progress = await bob.expect("progress", status="resigned")
+    await bob.request({"type": "resign", "game": start["game"], "v": progress["v"]})
+    await ann.expect("race_ended")
+    replay = await ann.request({"type": "replay", "game": start["game"]})
+    assert replay["type"] == "replay_log" and int(replay["number"]) == DEAL
+    logs = {log["player"]: log for log in replay["logs"]}
+    rebuilt = Board.new("scorpion", int(replay["number"]))
+    from protocol.game import move_from_json
+
+    rebuilt.replay(move_from_json(m) for m in logs[ann.player]["moves"])
+    assert rebuilt.key() == board.key()
+    assert logs[ann.player]["times"] == sorted(logs[ann.player]["times"])
+
+
+async def test_the_live_list_pushes_games_as_they_start_and_end(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=DEAL)
+    eve: Client = await open_client(node, "Eve")
+    listed = await eve.request({"type": "games_list", "subscribe": True})
+    assert listed["games"] == []
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    _, start, _bob_start = await start_race(ann, bob)
+    added = await eve.expect("games_update", timeout=5)
+    assert [g["game"] for g in added["added"]] == [start["game"]]
+    await ann.request({"type": "resign", "game": start["game"], "v": start["v"]})
+    progress = await bob.expect("progress", status="resigned")
+    await bob.request({"type": "resign", "game": start["game"], "v": progress["v"]})
+    removed = await eve.expect("games_update", timeout=5)
+    assert removed["removed"] == [start["game"]]
+
+
+async def test_a_racer_cannot_watch_their_own_race_and_hosts_can_forbid_spectators(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    room, start, _ = await start_race(ann, bob, {"spectators": False})
+    eve: Client = await open_client(node, "Eve")
+    refused = await eve.request({"type": "watch", "room": room["room"]})
+    assert refused["code"] == "spectating_forbidden"
+    own = await ann.request({"type": "watch", "game": start["game"]})
+    assert own["type"] == "error" and own["code"] in ("spectating_forbidden", "not_allowed")
