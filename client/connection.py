@@ -48,6 +48,7 @@ from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_LARGE, Flow, Sta
 from protocol.game import Move, move_from_text
 from protocol.message import (
     Accepted,
+    AroundMe,
     Batch,
     Countdown,
     Daily,
@@ -56,11 +57,16 @@ from protocol.message import (
     DealReserve,
     Error,
     ForgetMe,
+    Forgotten,
+    GameInfo,
     Games,
     GamesList,
+    GamesUpdate,
     Hello,
     HintRequest,
     Hints,
+    Leaderboard,
+    LeaderboardPage,
     Message,
     Ok,
     Options,
@@ -81,8 +87,15 @@ from protocol.message import (
     RoomLeave,
     RoomStart,
     RoomState,
+    SavedGames,
+    SavedGamesList,
     Snapshot,
+    SoloNew,
+    SoloReplay,
+    SoloResume,
     SpectatorSnapshot,
+    Stats,
+    StatsInfo,
     Undo,
     Unwatch,
     Watch,
@@ -125,7 +138,7 @@ class ServerError(ClientError):
 
     @property
     def unavailable(self) -> bool:
-        """Tell whether the server does not offer this request (yet)."""
+        """Tell whether the server does not offer this request (an older or newer server)."""
         return self.code in (ErrorCode.UNAVAILABLE.value, ErrorCode.UNKNOWN_TYPE.value)
 
 
@@ -213,6 +226,8 @@ class ScorpionClient:
         self.welcome: Welcome | None = None
         self.race: RaceState | None = None
         self.room: RoomState | None = None
+        self.games: dict[str, GameInfo] = {}
+        self.leaderboard_page: LeaderboardPage | None = None
         self.url = self.urls[0]
         self.reconnects = 0
         self.closed: Closed | None = None
@@ -387,6 +402,14 @@ class ScorpionClient:
             self.room = message
         elif isinstance(message, Ok) and message.to == "room_leave":
             self.room = None
+        elif isinstance(message, Games):
+            self.games = {info.game: info for info in message.games}
+        elif isinstance(message, GamesUpdate):
+            for game in message.removed:
+                self.games.pop(game, None)
+            self.games.update((info.game, info) for info in message.added)
+        elif isinstance(message, LeaderboardPage):
+            self.leaderboard_page = message
         elif isinstance(message, RaceStarted):
             if self.race is None or self.race.game != message.game or self.race.ended is not None:
                 self.race = RaceState.from_started(message, me)
@@ -477,7 +500,7 @@ class ScorpionClient:
         entry = (predicate, future)
         self._waiters.append(entry)
         try:
-            return await asyncio.wait_for(future, timeout)  # type: ignore[return-value]
+            return await asyncio.wait_for(future, timeout)  # type: ignore[arg-type]
         finally:
             if entry in self._waiters:
                 self._waiters.remove(entry)
@@ -690,7 +713,11 @@ class ScorpionClient:
 
     # spectating
     async def games_list(self, variant: str | None = None, subscribe: bool = False) -> Games:
-        """List the live races that may be watched."""
+        """List the live races that may be watched.
+
+        With ``subscribe`` the server then pushes ``games_update`` messages; :attr:`games`
+        follows them (game id to game info). ``subscribe=False`` ends a subscription.
+        """
         return await self._typed(GamesList(variant=variant, subscribe=subscribe), Games)
 
     async def watch(self, *, game: str | None = None, room: str | None = None) -> SpectatorSnapshot:
@@ -704,26 +731,84 @@ class ScorpionClient:
         return await self._typed(Unwatch(game=game), Ok)
 
     async def replay(self, game: str) -> ReplayLog:
-        """Return the move log of a finished race."""
+        """Return the move log of a finished game (every racer's moves and their times)."""
         return await self._typed(Replay(game=game), ReplayLog)
 
-    # daily and account
-    async def daily_info(self) -> Daily:
-        """Return today's daily deal: date, variant, commitment, whether it was played."""
-        return await self._typed(DailyInfo(), Daily)
+    # solo play
+    async def solo_new(
+        self, variant: str = "scorpion", reserve_rule: str = "any-time", *, save: bool = True
+    ) -> RaceStarted:
+        """Start a solo game on a fresh secret deal (New Game); undo and hints are allowed.
 
-    async def daily_start(self) -> RaceStarted:
-        """Start today's daily deal (once a day)."""
-        return await self._typed(DailyStart(), RaceStarted)
-
-    async def forget_me(self) -> Message:
-        """Erase this player's identity and records on the server, and the stored token.
-
-        Returns the server's answer (``forgotten`` with what was removed; ``ok`` from older servers).
+        With ``save`` the server keeps the game as it goes: :meth:`saved_games` lists it and
+        :meth:`solo_resume` continues it, from any device with this player's token.
         """
-        answer = await self._request(ForgetMe())
-        if answer.TYPE not in ("ok", "forgotten"):
-            raise ClientError(f"unexpected answer {answer.TYPE!r} to 'forget_me'")
+        return await self._typed(SoloNew(variant=variant, reserve_rule=reserve_rule, save=save), RaceStarted)
+
+    async def solo_replay(self, game: str | None = None) -> RaceStarted:
+        """Play the deal of one of this player's solo games again from the start, as a new game.
+
+        ``game`` defaults to the game being played (or just finished).
+        """
+        if game is None:
+            game, _ = self._game(None, None)
+        return await self._typed(SoloReplay(game=game), RaceStarted)
+
+    async def solo_resume(self, game: str) -> Snapshot:
+        """Continue a saved solo game; the answer (and :attr:`race`) is its full state."""
+        return await self._typed(SoloResume(game=game), Snapshot)
+
+    async def saved_games(self) -> SavedGamesList:
+        """Return this player's saved solo games in progress, newest first."""
+        return await self._typed(SavedGames(), SavedGamesList)
+
+    # daily tournament, leaderboards, statistics, account
+    async def daily_info(self, variant: str = "scorpion") -> Daily:
+        """Return today's daily deal: date, commitment, whether played and finished, yesterday's reveal."""
+        return await self._typed(DailyInfo(variant=variant), Daily)
+
+    async def daily_start(self, variant: str = "scorpion", *, practice: bool = False) -> RaceStarted:
+        """Start today's daily deal: the ranked attempt (once a day), or with ``practice`` an unranked replay.
+
+        Raises ``ServerError`` ``daily_already_played`` for a second ranked attempt and
+        ``not_allowed`` for practice before the ranked attempt is over.
+        """
+        return await self._typed(DailyStart(variant=variant, practice=practice), RaceStarted)
+
+    async def leaderboard(
+        self,
+        variant: str = "scorpion",
+        date: str | None = None,
+        *,
+        offset: int = 0,
+        limit: int = 20,
+        subscribe: bool = False,
+    ) -> LeaderboardPage:
+        """Return ranks ``offset + 1`` to ``offset + limit`` of a day's board (today by default).
+
+        With ``subscribe`` the server pushes a fresh first page (without ``ref``) whenever the
+        board changes; :attr:`leaderboard_page` is always the latest page received.
+        """
+        message = Leaderboard(variant=variant, date=date, offset=offset, limit=limit, subscribe=subscribe)
+        return await self._typed(message, LeaderboardPage)
+
+    async def around_me(
+        self, variant: str = "scorpion", date: str | None = None, radius: int = 5
+    ) -> LeaderboardPage:
+        """Return this player's rank with ``radius`` neighbours above and below (empty when absent)."""
+        return await self._typed(AroundMe(variant=variant, date=date, radius=radius), LeaderboardPage)
+
+    async def stats(self, variant: str | None = None) -> StatsInfo:
+        """Return this player's statistics, per variant (every variant played when ``variant`` is None)."""
+        return await self._typed(Stats(variant=variant), StatsInfo)
+
+    async def forget_me(self) -> Forgotten:
+        """Erase this player on the server (saved games, statistics, leaderboard entries, identity).
+
+        Returns ``forgotten`` with what was removed; the stored token is deleted and the
+        server then closes the session (code 1000: no reconnect).
+        """
+        answer = await self._typed(ForgetMe(), Forgotten)
         if self.store is not None:
             self.store.forget(self.urls[0])
         self.token = None

@@ -5,6 +5,10 @@
 (as a spectator). It keeps the last version seen, refuses duplicates and reports gaps, so
 the connection knows when to send ``resume``. Its :meth:`RaceState.board` is a local model
 of the player's own board for legality checks (see :mod:`client.model`).
+
+A race may be a multi-player race (mode ``race``), a solo game (``solo``), the daily ranked
+attempt (``daily``) or a daily practice (``practice``); the last three have one racer. A
+daily ``race_ended`` carries no deal number until the day is over (:attr:`RaceState.revealed`).
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ class RaceState:
     commitment: str = ""
     room: str | None = None
     daily: str | None = None
+    mode: str = "race"
     view: dict[str, Any] | None = None
     summary: dict[str, Any] | None = None
     status: str = "playing"
@@ -91,6 +96,7 @@ class RaceState:
             commitment=message.commitment,
             room=message.room,
             daily=message.daily,
+            mode=message.mode,
             view=message.view,
         )
         for racer in message.roster:
@@ -108,6 +114,8 @@ class RaceState:
             me=me,
             v=message.v,
             commitment=message.commitment,
+            daily=message.daily,
+            mode=message.mode,
             view=message.view,
             summary=message.summary,
             status=message.status,
@@ -163,7 +171,7 @@ class RaceState:
             return Applied(False)
         if getattr(message, "game", None) != self.game:
             return Applied(False)
-        version: int = message.v  # type: ignore[attr-defined]
+        version: int = message.v
         if version <= self.v:
             return Applied(False)  # seen already (an answer and its echo, or a resent event)
         if version > self.v + 1 and not isinstance(message, SpectateEvent):
@@ -219,6 +227,16 @@ class RaceState:
     def playing(self) -> bool:
         """Tell whether this client may still move in this race."""
         return not self.spectating and self.ended is None and self.status == "playing"
+
+    @property
+    def solo(self) -> bool:
+        """Tell whether this is a one-racer game (solo, daily attempt or practice)."""
+        return self.mode != "race"
+
+    @property
+    def revealed(self) -> bool:
+        """Tell whether the race is over and its deal number and salt are known."""
+        return self.ended is not None and self.ended.number is not None and self.ended.salt is not None
 
     @property
     def rule(self) -> str:

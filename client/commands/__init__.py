@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "client.commands.quick",
     "client.commands.daily",
     "client.commands.watch",
+    "client.commands.replay",
     "client.commands.leaderboard",
     "client.commands.stats",
     "client.commands.forget_me",

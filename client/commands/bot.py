@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             elif args.quick:
                 await client.queue_join(args.variant)
             elif args.daily:
-                await client.daily_start()
+                await client.daily_start(args.variant)
             return await bot.play()
         finally:
             await client.close()
@@ -63,10 +63,8 @@ def run(args: argparse.Namespace) -> int:
         results = await asyncio.gather(*(one(i) for i in range(args.count)), return_exceptions=True)
         failed = 0
         for index, result in enumerate(results):
-            if isinstance(result, ServerError) and result.unavailable:
-                print(
-                    f"bot {index + 1}: the server does not offer this yet ({result.message})", file=sys.stderr
-                )
+            if isinstance(result, ServerError):
+                print(f"bot {index + 1}: {result.code}: {result.message}", file=sys.stderr)
                 failed += 1
             elif isinstance(result, BaseException):
                 print(f"bot {index + 1}: {result}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import getpass
 import sys
 from collections.abc import Awaitable, Callable
@@ -11,7 +12,6 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from protocol.codec import JSON, MSGPACK
-from protocol.message import MESSAGES
 
 from ..connection import ScorpionClient, ServerError
 from ..identity import TokenStore
@@ -19,9 +19,9 @@ from ..identity import TokenStore
 __all__ = [
     "DEFAULT_SERVER",
     "add_server_options",
+    "clock_text",
+    "duration_text",
     "make_client",
-    "not_offered",
-    "offered",
     "room_link",
     "run_session",
 ]
@@ -74,12 +74,6 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         try:
             return await session(client)
         except ServerError as exc:
-            if exc.unavailable:
-                print(
-                    f"scorpion {args.command}: the server does not offer this yet ({exc.message})",
-                    file=sys.stderr,
-                )
-                return 3
             print(f"scorpion {args.command}: {exc.code}: {exc.message}", file=sys.stderr)
             return 1
         finally:
@@ -91,19 +85,17 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         return 130
 
 
-def offered(*types: str) -> bool:
-    """Tell whether this protocol version defines every message type in ``types``."""
-    return all(kind in MESSAGES for kind in types)
+def clock_text(epoch_ms: int, fmt: str = "%H:%M") -> str:
+    """Return an epoch-milliseconds time as UTC text."""
+    return datetime.datetime.fromtimestamp(epoch_ms / 1000, datetime.UTC).strftime(fmt)
 
 
-def not_offered(command: str, what: str) -> int:
-    """Say that the server does not offer ``what`` yet, and return exit code 3."""
-    print(
-        f"scorpion {command}: the server does not offer {what} yet "
-        "(the protocol reserves these messages for a later version)",
-        file=sys.stderr,
-    )
-    return 3
+def duration_text(seconds: int | None) -> str:
+    """Return seconds as ``m:ss`` (``-`` for none)."""
+    if seconds is None:
+        return "-"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}:{rest:02}"
 
 
 def room_link(server: str, code: str) -> str:

@@ -1,40 +1,85 @@
-"""``scorpion daily``: play today's daily deal (once a day)."""
+"""``scorpion daily``: today's daily deal, ranked once a day, then as practice."""
 
 from __future__ import annotations
 
 import argparse
-import datetime
+import hashlib
 import sys
 
-from ..connection import ScorpionClient
-from .common import add_server_options, run_session
+from protocol.game import VARIANTS
+from protocol.message import Daily
 
-__all__ = ["register"]
+from ..connection import ScorpionClient
+from .common import add_server_options, clock_text, run_session
+
+__all__ = ["format_daily", "register"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``daily`` subcommand."""
-    parser = subparsers.add_parser("daily", help="play today's daily deal")
-    parser.add_argument("--info", action="store_true", help="only print today's deal, do not play")
+    parser = subparsers.add_parser("daily", help="play today's daily deal (ranked once, then practice)")
+    parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
+    parser.add_argument(
+        "--info", action="store_true", help="print today's commitment and yesterday's reveal, do not play"
+    )
+    parser.add_argument(
+        "--practice", action="store_true", help="replay today's deal unranked (after the ranked attempt)"
+    )
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
 
+def format_daily(daily: Daily) -> str:
+    """Return today's daily deal and yesterday's reveal as text."""
+    if daily.finished:
+        state = "your ranked attempt is over (practice with --practice)"
+    elif daily.played:
+        state = "your ranked attempt is in progress"
+    else:
+        state = "not played yet: one ranked attempt"
+    lines = [
+        f"daily {daily.date} · {daily.variant} · ends {clock_text(daily.ends, '%Y-%m-%d %H:%M')} UTC",
+        f"commitment {daily.commitment}",
+        state,
+    ]
+    previous = daily.previous
+    if previous:
+        number, salt = previous.get("number"), previous.get("salt")
+        digest = hashlib.sha256(f"{number}:{salt}".encode()).hexdigest()
+        check = "matches" if digest == previous.get("commitment") else "DOES NOT match"
+        lines += [
+            f"yesterday ({previous.get('date')}): deal {number} salt {salt}",
+            f"  sha256(number:salt) {check} its commitment {previous.get('commitment')}",
+        ]
+    else:
+        lines.append("yesterday: no deal to reveal")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Show today's deal; start it in the full-screen client unless played already."""
+    """Print today's deal; play the ranked attempt (or practice) in the full-screen client."""
 
     async def session(client: ScorpionClient) -> int:
-        daily = await client.daily_info()
-        ends = datetime.datetime.fromtimestamp(daily.ends / 1000, datetime.UTC).strftime("%H:%M UTC")
-        print(f"daily {daily.date}: {daily.variant}, ends {ends}, commitment {daily.commitment[:16]}…")
-        if daily.played:
-            print("you have played today's deal already", file=sys.stderr)
-            return 0 if args.info else 4
+        daily = await client.daily_info(args.variant)
+        print(format_daily(daily), flush=True)
         if args.info:
             return 0
         from ..tui import ScorpionApp
 
-        await ScorpionApp(client, lambda c: c.daily_start()).run_async()
+        if args.practice:
+            await ScorpionApp(client, lambda c: c.daily_start(args.variant, practice=True)).run_async()
+            return 0
+        if daily.played and not daily.finished:
+            race = client.race
+            if race is not None and race.mode == "daily" and race.ended is None:
+                await ScorpionApp(client).run_async()  # resumed at connect: carry on
+                return 0
+            print("scorpion daily: your ranked attempt is running on another connection", file=sys.stderr)
+            return 4
+        if daily.played:
+            print("you have played today's ranked attempt: --practice replays it unranked", file=sys.stderr)
+            return 4
+        await ScorpionApp(client, lambda c: c.daily_start(args.variant)).run_async()
         return 0
 
     return run_session(args, session)

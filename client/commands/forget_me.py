@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from typing import Any
 
 from ..connection import ScorpionClient
 from ..identity import TokenStore
 from .common import DEFAULT_SERVER, add_server_options, run_session
 
-__all__ = ["register"]
+__all__ = ["format_removed", "register"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,6 +18,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     add_server_options(parser)
     parser.set_defaults(handler=run)
+
+
+def format_removed(removed: dict[str, Any]) -> str:
+    """Return the ``removed`` counts of ``forgotten``, one per line (``saved games  1``)."""
+    if not removed:
+        return "  nothing"
+    labels = {key: key.replace("_", " ") for key in removed}
+    width = max(len(label) for label in labels.values())
+    lines = []
+    for key, value in removed.items():
+        shown = ("yes" if value else "no") if isinstance(value, bool) else str(value)
+        lines.append(f"  {labels[key]:<{width}}  {shown}")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,9 +47,9 @@ def run(args: argparse.Namespace) -> int:
 
     async def session(client: ScorpionClient) -> int:
         answer = await client.forget_me()
-        removed = getattr(answer, "removed", None)
-        detail = f" (removed: {removed})" if removed else ""
-        print(f"the server forgot you{detail}; the stored token for {server} is deleted", file=sys.stdout)
+        print(f"{server} forgot you. Removed:")
+        print(format_removed(answer.removed))
+        print("the stored token is deleted: the next session starts a new identity")
         return 0
 
     return run_session(args, session, auto_resume=False)

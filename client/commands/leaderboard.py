@@ -1,26 +1,80 @@
-"""``scorpion leaderboard``: the daily and all-time leaderboards."""
+"""``scorpion leaderboard``: a day's daily-deal leaderboard, as a table."""
 
 from __future__ import annotations
 
 import argparse
+import datetime
 
 from protocol.game import VARIANTS
+from protocol.message import LeaderboardPage
 
-from .common import add_server_options, not_offered
+from ..connection import ScorpionClient
+from .common import add_server_options, clock_text, duration_text, run_session
 
-__all__ = ["register"]
+__all__ = ["format_page", "register"]
+
+
+def _day(text: str) -> str:
+    try:
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a day (YYYY-MM-DD): {text!r}") from None
+
+
+def _limit(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError("the limit is 1 to 100")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``leaderboard`` subcommand."""
-    parser = subparsers.add_parser("leaderboard", help="print a leaderboard")
-    parser.add_argument("--day", default=None, help="the day, YYYY-MM-DD (default: all time)")
+    parser = subparsers.add_parser("leaderboard", help="print a day's daily-deal leaderboard")
+    parser.add_argument("--day", type=_day, default=None, help="the day, YYYY-MM-DD (default: today, UTC)")
     parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
+    parser.add_argument("--limit", type=_limit, default=20, help="how many ranks to show, 1-100 (default 20)")
+    parser.add_argument("--offset", type=int, default=0, help="skip this many ranks first")
+    parser.add_argument(
+        "--around-me", action="store_true", help="show your own rank and your neighbours instead of the top"
+    )
+    parser.add_argument("--radius", type=int, default=5, help="with --around-me: neighbours each side (0-50)")
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
 
+def format_page(page: LeaderboardPage, me: str | None = None) -> str:
+    """Return a leaderboard page as a text table (the asking player's row is marked)."""
+    count = f"{page.total} player{'s' if page.total != 1 else ''}"
+    lines = [f"daily leaderboard · {page.variant} · {page.date} · {count}"]
+    if not page.entries:
+        lines.append("nobody is on this board" if page.total == 0 else "no entries on this page")
+        return "\n".join(lines)
+    lines.append(f"{'rank':>4}  {'name':<24} {'score':>7} {'time':>6}  finished (UTC)")
+    for entry in page.entries:
+        mine = entry.player == me or (me is None and entry.rank == page.me)
+        name = entry.name + (" (you)" if mine else "")
+        lines.append(
+            f"{entry.rank:>4}  {name[:24]:<24} {entry.score:>7} {duration_text(entry.elapsed):>6}  "
+            f"{clock_text(entry.finished, '%Y-%m-%d %H:%M')}"
+        )
+    if page.me is not None:
+        lines.append(f"your rank: {page.me} of {page.total}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print the leaderboard, or say that the server does not offer one yet."""
-    # ``leaderboard``/``leaderboard_page`` are reserved by protocol v1 (§8.8), not defined yet.
-    return not_offered("leaderboard", "leaderboards")
+    """Print the leaderboard page asked for."""
+
+    async def session(client: ScorpionClient) -> int:
+        if args.around_me:
+            page = await client.around_me(args.variant, args.day, max(0, min(args.radius, 50)))
+            print(format_page(page, client.player))
+            if page.me is None:
+                print("you are not on this board")
+            return 0
+        page = await client.leaderboard(args.variant, args.day, offset=max(0, args.offset), limit=args.limit)
+        print(format_page(page, client.player))
+        return 0
+
+    return run_session(args, session, auto_resume=False)

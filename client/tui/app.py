@@ -11,10 +11,13 @@ it on the column under the cursor; 1–9 and 0 jump to a column, or drop the pic
 it. Legal targets of the picked card are highlighted. ``u`` undo, ``h`` hint, ``d`` deal
 the reserve, ``R`` resign, ``:`` types a move (``7H:2-5``, ``deal``), Esc cancels,
 ``r`` ready and ``s`` start in a room, Tab shows the next racer when watching, ``q`` quits.
+In a solo game ``n`` starts a New Game (a fresh deal) and ``p`` a Replay of the same deal.
+A hint puts the cursor on the card to move and highlights its target column.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
@@ -24,6 +27,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, Static
 
 from protocol.game import CELL_BASE, Move, MoveError, move_from_json, move_from_text, move_text
@@ -73,6 +77,8 @@ class ScorpionApp(App[int]):
         Binding("h", "hint", "hint"),
         Binding("d", "deal", "deal"),
         Binding("R", "resign", "resign"),
+        Binding("n", "new_game", "new game"),
+        Binding("p", "replay", "replay"),
         Binding("colon", "type", "type move"),
         Binding("escape", "cancel", "cancel", show=False),
         Binding("r", "ready", "ready", show=False),
@@ -93,6 +99,8 @@ class ScorpionApp(App[int]):
         self.watched = 0
         self.note = ""
         self.queued: str | None = None
+        self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
+        self._mode: tuple[str, bool] | None = None
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -135,7 +143,8 @@ class ScorpionApp(App[int]):
             self.redraw()
 
     def _tick(self) -> None:
-        self.query_one("#status", Static).update(self.status_text())
+        with contextlib.suppress(NoMatches):  # the screen is going away
+            self.query_one("#status", Static).update(self.status_text())
 
     def _run(self, coro: Awaitable[Any]) -> None:
         async def guarded() -> None:
@@ -154,7 +163,8 @@ class ScorpionApp(App[int]):
     def say(self, note: str) -> None:
         """Show a one-line message."""
         self.note = note
-        self.query_one("#message", Static).update(Text(note[:200]))
+        with contextlib.suppress(NoMatches):
+            self.query_one("#message", Static).update(Text(note[:200]))
 
     # -- drawing --------------------------------------------------------------------------
 
@@ -190,8 +200,12 @@ class ScorpionApp(App[int]):
             summary = (shown.summary or {}) if shown else {}
             out.append(f"watching {shown.name if shown else '?'} ", style="bold")
         out.append(f"{race.variant} ", style="bold")
-        if race.daily:
-            out.append(f"daily {race.daily} ")
+        if race.mode == "daily":
+            out.append(f"daily {race.daily} ", style="bold magenta")
+        elif race.mode == "practice":
+            out.append(f"practice {race.daily} ", style="magenta")
+        elif race.mode == "solo":
+            out.append("solo ", style="magenta")
         out.append(f"score {int(summary.get('score', 0))}  runs {int(summary.get('runs', 0))}/4  ")
         out.append(f"moves {int(summary.get('moves', 0))}  ")
         end = race.ended
@@ -199,7 +213,8 @@ class ScorpionApp(App[int]):
         elapsed = max(0, (now - race.start) // 1000)
         if end is None:
             out.append(f"⏱ {elapsed // 60:02}:{elapsed % 60:02}  ")
-        out.append(f"👁 {race.spectators}  ", style="dim")
+        if race.options.spectators:
+            out.append(f"👁 {race.spectators}  ", style="dim")
         if not race.spectating:
             out.append(race.status, style="bold green" if race.status == "playing" else "bold yellow")
         return out
@@ -220,6 +235,8 @@ class ScorpionApp(App[int]):
         targets: list[int] = []
         if self.picked is not None and not race.spectating:
             targets = list(self._targets(self.picked))
+        elif (hint := self.current_hint()) is not None and not hint.is_deal:
+            targets = [hint.target]
         text = render_board(
             view,
             width=width,
@@ -229,8 +246,18 @@ class ScorpionApp(App[int]):
         )
         if race.ended is not None:
             text.append("\n")
-            text.append(render_standings(race.ended))
+            text.append(render_standings(race.ended, race.mode))
+            if race.mode == "solo":
+                text.append("n: new game · p: replay this deal · q: quit", style="dim")
         return text
+
+    def current_hint(self) -> Move | None:
+        """Return the hinted move while the board is still the one it was given for."""
+        race = self.race
+        if self.hinted is None or race is None:
+            return None
+        game, v, move = self.hinted
+        return move if (race.game, race.v) == (game, v) and race.playing else None
 
     def racers_text(self) -> Text:
         """Return the racers' progress bars."""
@@ -247,10 +274,17 @@ class ScorpionApp(App[int]):
         return out
 
     def redraw(self) -> None:
-        """Redraw everything from the tracked state."""
-        if not self.is_mounted:
-            return
+        """Redraw everything from the tracked state (nothing before the widgets are mounted)."""
+        with contextlib.suppress(NoMatches):  # the screen is going away
+            self._redraw()
+
+    def _redraw(self) -> None:
         self._clamp_cursor()
+        race = self.race
+        mode = (race.mode if race else "", race is not None and race.ended is None)
+        if mode != self._mode:
+            self._mode = mode
+            self.refresh_bindings()
         self.query_one("#status", Static).update(self.status_text())
         self.query_one("#board", Static).update(self.board_text())
         self.query_one("#racers", Static).update(self.racers_text())
@@ -365,6 +399,7 @@ class ScorpionApp(App[int]):
 
     def action_cancel(self) -> None:
         self.picked = None
+        self.hinted = None
         self.set_focus(None)
         self.redraw()
 
@@ -390,6 +425,8 @@ class ScorpionApp(App[int]):
                 self.say("no move left")
                 return
             best = move_from_json(answer.moves[0])
+            self.picked = None
+            self.hinted = (answer.game, answer.v, best)
             self.say("hint: " + ", ".join(move_text(move_from_json(m)) for m in answer.moves[:5]))
             if not best.is_deal:
                 view = self.shown_view() or {}
@@ -402,6 +439,47 @@ class ScorpionApp(App[int]):
                 self.cursor = (column, row)
 
         self._run(hint())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Show the solo keys in solo games only; grey out undo and hint where the race forbids them."""
+        race = self.race
+        if action in ("new_game", "replay"):
+            return race is not None and race.mode == "solo"
+        if action in ("undo", "hint") and race is not None and not race.spectating:
+            allowed = race.options.undo if action == "undo" else race.options.hints
+            return True if allowed else None
+        return True
+
+    def action_new_game(self) -> None:
+        race = self.race
+        if race is None or race.mode != "solo":
+            return
+        variant, rule = race.variant, race.rule
+
+        async def new_game() -> None:
+            started = await self.client.solo_new(variant, rule)
+            self._fresh_board()
+            self.say(f"new game {started.game}")
+
+        self._run(new_game())
+
+    def action_replay(self) -> None:
+        race = self.race
+        if race is None or race.mode != "solo":
+            return
+        game = race.game
+
+        async def replay() -> None:
+            started = await self.client.solo_replay(game)
+            self._fresh_board()
+            self.say(f"replaying the deal of {game} as {started.game}")
+
+        self._run(replay())
+
+    def _fresh_board(self) -> None:
+        self.picked = None
+        self.hinted = None
+        self.cursor = (0, 0)
 
     def action_ready(self) -> None:
         room = self.client.room

@@ -163,13 +163,17 @@ def render_room(room: RoomState, me: str | None, link: str | None = None) -> Tex
     return out
 
 
-def render_standings(ended: RaceEnded) -> Text:
-    """Return the final standings of a race."""
-    out = Text("Race over\n", style="bold")
+def render_standings(ended: RaceEnded, mode: str = "race") -> Text:
+    """Return the final standings of a race (or the result of a one-racer game) and its deal."""
+    out = Text("Race over\n" if mode == "race" else "Game over\n", style="bold")
     for standing in ended.standings:
         minutes, seconds = divmod(standing.elapsed, 60)
         out.append(
             f" {standing.rank}. {standing.name[:14]:<14} {standing.score:>5} pts {standing.runs} runs "
             f"{minutes:02}:{seconds:02} {standing.status}\n"
         )
+    if ended.number is not None:
+        out.append(f"deal {ended.number}\n", style="dim")
+    elif mode in ("daily", "practice"):
+        out.append("the daily deal is revealed when the day is over\n", style="dim")
     return out

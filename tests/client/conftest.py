@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from client.connection import ScorpionClient
-from tests.server.conftest import Node, NodeFactory, open_client, start_node  # noqa: F401
+from tests.server.conftest import (  # noqa: F401
+    DAILY_SECRET,
+    Node,
+    NodeFactory,
+    local_node,
+    open_client,
+    start_node,
+)
 
 ClientFactory = Callable[..., Any]
 

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
+import re
+
 import pytest
 
 from client.cli import main
 from client.commands.common import room_link
 from client.commands.watch import is_room_code
+from client.connection import ScorpionClient
 from client.identity import Identity, TokenStore
+from protocol.message import RaceEnded
 
 from .conftest import NodeFactory
-
-
-@pytest.mark.parametrize("command", [["leaderboard", "--day", "2024-06-01"], ["stats"], ["play"]])
-def test_commands_the_server_does_not_offer_yet_say_so_and_fail(
-    command: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(command) == 3
-    captured = capsys.readouterr()
-    assert "does not offer" in captured.err and captured.out == ""
 
 
 def test_watch_without_a_target_lists_the_live_races_and_stores_the_identity(
@@ -31,35 +28,9 @@ def test_watch_without_a_target_lists_the_live_races_and_stores_the_identity(
     assert stored is not None and stored.name == "Viewer"
 
 
-def test_daily_reports_what_the_server_answers(
-    start_node: NodeFactory, capsys: pytest.CaptureFixture[str]
-) -> None:
-    node = start_node()
-    code = main(["daily", "--info", "--server", node.url])
-    captured = capsys.readouterr()
-    if code == 3:
-        assert "does not offer" in captured.err
-    else:
-        assert code == 0 and captured.out.startswith("daily ")
-
-
 def test_forget_me_without_a_stored_identity_erases_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["forget-me", "--yes", "--server", "ws://127.0.0.1:9/"]) == 0
     assert "nothing to forget" in capsys.readouterr().out
-
-
-def test_forget_me_sends_the_request_and_reports_the_answer(
-    start_node: NodeFactory, capsys: pytest.CaptureFixture[str]
-) -> None:
-    node = start_node()
-    assert main(["watch", "--server", node.url, "--name", "Gone"]) == 0
-    code = main(["forget-me", "--yes", "--server", node.url])
-    captured = capsys.readouterr()
-    if code == 0:
-        assert TokenStore().load(node.url) is None
-    else:
-        assert code == 3 and "does not offer" in captured.err
-        assert TokenStore().load(node.url) is not None, "the token is kept while the server keeps the player"
 
 
 def test_an_unreachable_server_is_reported_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,3 +52,114 @@ def test_the_token_store_keeps_one_identity_per_server() -> None:
     assert store.load("ws://b/") == Identity("u" * 20, "Bob", "p2")
     store.forget("ws://a/")
     assert store.load("ws://a/") is None and store.load("ws://b/") is not None
+
+
+async def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run ``scorpion ARGV`` in a thread (it runs its own event loop); return code, out, err."""
+    code = await asyncio.to_thread(main, list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.asyncio
+async def test_leaderboard_stats_daily_replay_and_forget_me_print_the_servers_answers(
+    start_node: NodeFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    node = start_node()
+    url = node.url
+    ann = ScorpionClient(url, "Ann", store=TokenStore())
+    await ann.connect()
+    daily = await ann.daily_start()
+    await ann.resign()
+    await ann.wait_for(RaceEnded, game=daily.game, timeout=10)
+    solo = await ann.solo_new("wasp")
+    await ann.deal()
+    await ann.resign()
+    await ann.wait_for(RaceEnded, game=solo.game, timeout=10)
+    await ann.close()
+    await asyncio.sleep(0.1)
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+
+    code, out, _ = await run_cli(capsys, "leaderboard", "--server", url)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == f"daily leaderboard · scorpion · {day} · 1 player"
+    assert lines[1].split() == ["rank", "name", "score", "time", "finished", "(UTC)"]
+    assert re.fullmatch(rf"   1  Ann \(you\) +0 +0:\d\d  {day} \d\d:\d\d", lines[2]), lines[2]
+    assert lines[3:] == ["your rank: 1 of 1"]
+    code, out, _ = await run_cli(capsys, "leaderboard", "--server", url, "--around-me", "--limit", "5")
+    assert code == 0 and "Ann (you)" in out and out.splitlines()[-1] == "your rank: 1 of 1"
+    code, out, _ = await run_cli(capsys, "leaderboard", "--server", url, "--variant", "wasp", "--day", day)
+    assert code == 0 and out.splitlines() == [
+        f"daily leaderboard · wasp · {day} · 0 players",
+        "nobody is on this board",
+    ]
+
+    code, out, _ = await run_cli(capsys, "stats", "--server", url)
+    assert code == 0 and [line.split() for line in out.splitlines()] == [
+        [
+            "variant",
+            "played",
+            "won",
+            "win",
+            "%",
+            "best",
+            "best",
+            "time",
+            "average",
+            "streak",
+            "longest",
+            "dailies",
+        ],
+        ["scorpion", "1", "0", "0", "0", "-", "0", "0", "0", "1"],
+        ["wasp", "1", "0", "0", "0", "-", "0", "0", "0", "0"],
+    ]
+    code, out, _ = await run_cli(capsys, "stats", "--server", url, "--variant", "wasp")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["variant", "wasp"]
+
+    code, out, _ = await run_cli(capsys, "daily", "--info", "--server", url)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith(f"daily {day} · scorpion · ends ")
+    assert lines[1] == f"commitment {daily.commitment}"
+    assert lines[2:] == [
+        "your ranked attempt is over (practice with --practice)",
+        "yesterday: no deal to reveal",
+    ]
+    code, out, err = await run_cli(capsys, "daily", "--server", url)
+    assert code == 4 and "--practice" in err
+
+    code, out, _ = await run_cli(capsys, "replay", solo.game, "--server", url)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith(f"game {solo.game} · wasp · started ")
+    assert re.fullmatch(r"deal \d+ \(salt [0-9a-f]+\)", lines[1])
+    assert f"Ann ({ann.player}): 1 move" in lines
+    assert re.fullmatch(r" +1 +0:\d\d\.\d  deal", lines[lines.index(f"Ann ({ann.player}): 1 move") + 1])
+    assert lines[-1].split()[:3] == ["1.", "Ann", "0"] and lines[-1].endswith("resigned")
+
+    code, out, _ = await run_cli(capsys, "play", "--list", "--server", url)
+    assert code == 0 and out == "no saved game\n"
+
+    code, out, _ = await run_cli(capsys, "forget-me", "--yes", "--server", url)
+    assert code == 0 and out.splitlines() == [
+        f"{url} forgot you. Removed:",
+        "  identity                 yes",
+        "  saved games              0",
+        "  statistics               2",
+        "  leaderboard entries      1",
+        "  names in finished games  2",
+        "the stored token is deleted: the next session starts a new identity",
+    ]
+    assert TokenStore().load(url) is None
+    code, out, _ = await run_cli(capsys, "leaderboard", "--server", url, "--name", "Bob")
+    assert code == 0 and out.splitlines()[1:] == ["nobody is on this board"]
+
+
+@pytest.mark.asyncio
+async def test_forget_me_asks_for_confirmation_and_keeps_everything_on_no(
+    start_node: NodeFactory, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    node = start_node()
+    assert await asyncio.to_thread(main, ["watch", "--server", node.url, "--name", "Kept"]) == 0
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    code, out, _ = await run_cli(capsys, "forget-me", "--server", node.url)
+    assert code == 1 and "nothing was erased" in out
+    assert TokenStore().load(node.url) is not None

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
 from client.connection import ScorpionClient
 from client.tui import ScorpionApp
-from protocol.game import Board, card_text
+from protocol.game import Board, card_text, player_view
 from protocol.message import RaceStarted
 
 from .conftest import ClientFactory, NodeFactory, start_race
@@ -16,6 +17,9 @@ from .conftest import ClientFactory, NodeFactory, start_race
 pytestmark = pytest.mark.asyncio
 
 DEAL = 1234567890123
+
+
+SOLO_DEALS = (424242424242, 1234567890123)
 
 
 async def until(check: object, timeout: float = 10.0) -> None:
@@ -114,6 +118,7 @@ async def test_a_spectator_sees_every_racer_with_live_bars(
         await pilot.pause(0.1)
         before = app.screen_text()
         assert "watching Ann" in before or "watching Bob" in before
+        assert "👁 1" in before, "the spectator count is on the status line"
         board = Board.new("scorpion", DEAL)
         await ann.move(next(m for m in board.legal_moves() if not m.is_deal))
         await until(lambda: watcher.race is not None and watcher.race.v >= 2)
@@ -122,3 +127,58 @@ async def test_a_spectator_sees_every_racer_with_live_bars(
         assert " 1 mv" in screen and "Ann" in screen and "Bob" in screen
         await pilot.press("tab")
         assert app.screen_text() != screen
+
+
+async def test_a_solo_game_hint_keyboard_move_undo_new_game_and_replay(
+    local_node: Any, make_client: ClientFactory
+) -> None:
+    node = await local_node(test_deals=",".join(map(str, SOLO_DEALS)))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    app = ScorpionApp(ann, lambda c: c.solo_new())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: ann.race is not None)
+        await pilot.pause(0.1)
+        race = ann.race
+        assert race is not None and race.mode == "solo"
+        first = race.game
+        board = Board.new("scorpion", SOLO_DEALS[0])
+        assert race.view == player_view(board).as_dict()
+        screen = app.screen_text()
+        assert "solo" in screen.splitlines()[0] and "👁" not in screen, "solo games are not watched"
+        assert "new game" in screen and "replay" in screen, "the solo keys are in the key bar"
+        await pilot.press("h")
+        await until(lambda: app.hinted is not None)
+        await pilot.pause(0.1)
+        _, _, best = app.hinted  # type: ignore[misc]
+        assert best in board.legal_moves() and not best.is_deal
+        row = board.columns[best.source].index(best.card)
+        assert app.cursor == (best.source, row), "the hint puts the cursor on the card to move"
+        hinted_screen = app.screen_text()
+        assert f"{best.target + 1:>2}→" in hinted_screen, "the hinted target column is highlighted"
+        assert "hint: " in hinted_screen
+        await pilot.press("enter")
+        assert app.picked == (best.source, row)
+        await pilot.press(str(best.target + 1))
+        await until(lambda: ann.race is not None and ann.race.v == 2)
+        assert ann.race.summary["moves"] == 1
+        board.push(best)
+        assert ann.race.view == player_view(board).as_dict()
+        await pilot.press("u")
+        await until(lambda: ann.race is not None and ann.race.v == 3)
+        assert ann.race.summary["moves"] == 0
+        assert ann.race.view == player_view(Board.new("scorpion", SOLO_DEALS[0])).as_dict()
+        await pilot.press("n")
+        await until(lambda: ann.race is not None and ann.race.game != first)
+        second = ann.race.game
+        fresh = player_view(Board.new("scorpion", SOLO_DEALS[1])).as_dict()
+        assert ann.race.view == fresh and ann.race.v == 1
+        await pilot.pause(0.1)
+        assert "new game" in app.note
+        await pilot.press("p")
+        await until(lambda: ann.race is not None and ann.race.game not in (first, second))
+        assert ann.race.view == fresh and ann.race.mode == "solo"
+        await pilot.press("R")
+        await until(lambda: ann.race is not None and ann.race.ended is not None)
+        await pilot.pause(0.1)
+        over = app.screen_text()
+        assert "Game over" in over and f"deal {SOLO_DEALS[1]}" in over

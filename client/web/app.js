@@ -1,0 +1,1101 @@
+// Scorpion Race browser client: lobby, rooms, quick match, racing, daily, spectating.
+// Speaks the JSON subprotocol described in docs/protocol.md.
+
+import { Link } from "./net.js";
+import { renderBoard, cardLabel } from "./cards.js";
+import { canDeal, locate, targetsFor, wireMove } from "./rules.js";
+
+const $ = (id) => document.getElementById(id);
+const VARIANT_TITLE = {
+  scorpion: "Scorpion", "scorpion-ii": "Scorpion II", wasp: "Wasp", "three-blind-mice": "Three Blind Mice",
+};
+const STATUS_TEXT = {
+  playing: "playing", finished: "finished", stuck: "stuck", resigned: "resigned", left: "left",
+};
+const ERRORS = {
+  bad_frame: "The server could not read a message from this page.",
+  too_large: "A message from this page was too large for the server.",
+  unknown_type: "The server does not know that request.",
+  bad_field: "The server refused a value.",
+  hello_first: "Not signed in yet.",
+  not_allowed: "That is not possible right now.",
+  bad_token: "Your saved identity has expired; starting afresh.",
+  illegal_move: "Illegal move.",
+  stale_version: "Your board was out of date; it has been brought up to date.",
+  not_your_game: "You are not racing in that game.",
+  no_such_game: "That game does not exist (any more).",
+  game_over: "Your part of this race is over.",
+  rate_limited: "Too many actions at once: slow down a little.",
+  room_full: "That room is full.",
+  no_such_room: "No open room has that code.",
+  not_host: "Only the host can start the race.",
+  room_started: "That room's race has already started.",
+  not_ready: "Everyone must be ready, and at least two players present, before the start.",
+  not_in_queue: "You were no longer in the queue (a match may just have been found).",
+  undo_forbidden: "Undo is not allowed in this race.",
+  hints_forbidden: "Hints are not allowed in this race.",
+  spectating_forbidden: "This race does not allow spectators.",
+  daily_already_played: "You have already played today's deal.",
+  unavailable: "Not available on this server (yet).",
+  internal: "The server failed; please try again.",
+};
+const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign"]);
+
+// ---------------------------------------------------------------- state
+
+const S = {
+  me: { player: null, name: null },
+  token: localStorage.getItem("scorpion.token") || null,
+  offset: 0,                 // server clock minus local clock, ms
+  mode: "lobby",             // lobby | room | queue | game | watch
+  welcomed: false,
+  room: null,                // last `room` message
+  countdownStart: null,
+  queueVariant: null,
+  game: null,                // the race being played (see newGame)
+  selected: null,            // {col,row} | {cell}
+  hint: null,                // {source, to} | {deal:true}
+  pending: null,             // ref of the game request awaiting its answer
+  watch: null,               // the race being watched
+  games: new Map(),          // live games list
+  linkRoom: new URLSearchParams(location.search).get("room"),
+  daily: null,
+};
+
+const serverNow = () => Date.now() + S.offset;
+
+function defaultName() {
+  return `Player ${Math.floor(100 + Math.random() * 900)}`;
+}
+
+function myName() {
+  let name = (localStorage.getItem("scorpion.name") || "").trim();
+  if (!name) {
+    name = defaultName();
+    localStorage.setItem("scorpion.name", name);
+  }
+  return name;
+}
+
+// ---------------------------------------------------------------- link
+
+const wsUrl = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/`;
+const link = new Link(wsUrl, { onMessage, onOpen, onState });
+
+function onOpen() {
+  S.welcomed = false;
+  S.pending = null;
+  sayHello();
+}
+
+function sayHello() {
+  const hello = { type: "hello", name: myName(), client: "scorpion-web 0.1" };
+  if (S.token) hello.token = S.token;
+  link.send(hello);
+}
+
+function onState(state) {
+  const conn = $("conn");
+  conn.dataset.state = state;
+  conn.textContent = { connecting: "Connecting…", open: "Online", reconnecting: "Reconnecting…", closed: "Offline" }[state];
+  document.body.classList.toggle("offline", state !== "open");
+  if (state !== "open") S.welcomed = false;
+}
+
+function send(message) {
+  const ref = link.send(message);
+  if (ref === null) notify("Not connected to the server: reconnecting…");
+  return ref;
+}
+
+// ---------------------------------------------------------------- notices
+
+let noticeTimer = null;
+function notify(text, detail, ttl = 9000) {
+  const box = $("notice");
+  $("notice-text").textContent = detail && detail !== text ? `${text} ${detail}` : text;
+  box.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { box.hidden = true; }, ttl);
+}
+
+// Codes whose server sentence says more than the page's own wording.
+const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type"]);
+
+function showError(msg) {
+  const friendly = ERRORS[msg.code] || "The server refused that.";
+  const sentence = (msg.message || "").trim().replace(/\.$/, "");
+  const detail = sentence && (DETAILED.has(msg.code) || !ERRORS[msg.code])
+    ? `${sentence[0].toUpperCase()}${sentence.slice(1)}.` : "";
+  notify(friendly, detail);
+}
+
+// ---------------------------------------------------------------- screens
+
+function setMode(mode) {
+  if (mode !== S.mode && $("notice-text").textContent.startsWith("Hint")) $("notice").hidden = true;
+  S.mode = mode;
+  for (const name of ["lobby", "room", "queue", "game", "watch"]) $(`screen-${name}`).hidden = name !== mode;
+  if (mode === "lobby") {
+    $("name-input").value = myName();
+    if (!S.resultOpen) $("result").hidden = true;
+  }
+}
+
+// ---------------------------------------------------------------- messages
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "welcome": return onWelcome(msg);
+    case "pong": S.offset = msg.now - Date.now(); return;
+    case "ok": return onOk(msg);
+    case "error": return onError(msg);
+    case "room": return onRoom(msg);
+    case "countdown": return onCountdown(msg);
+    case "queued": return onQueued(msg);
+    case "match_found": return onMatchFound(msg);
+    case "queue_timeout":
+      setMode("lobby");
+      notify(`Nobody else came to play ${VARIANT_TITLE[msg.variant]} within ${msg.waited} s. Try again later.`);
+      return;
+    case "race_started":
+    case "accepted":
+    case "progress":
+    case "race_ended":
+      if (S.watch && msg.type === "race_ended" && msg.game === S.watch.id) return onWatchEnded(msg);
+      return onEvent(msg);
+    case "batch": return onBatch(msg);
+    case "snapshot": return onSnapshot(msg);
+    case "hints": return onHints(msg);
+    case "games": return onGames(msg);
+    case "games_update": return onGamesUpdate(msg);
+    case "spectate": return onSpectate(msg);
+    case "spectate_event": return onSpectateEvent(msg);
+    case "spectators": return onSpectators(msg);
+    case "daily": return onDaily(msg);
+    case "leaderboard_page": return onLeaderboard(msg);
+    case "stats_info": return onStats(msg);
+    case "saved_games_list": return onSaved(msg);
+    case "forgotten": return onForgotten(msg);
+    default: return;          // newer servers may send types this page does not know
+  }
+}
+
+function onWelcome(msg) {
+  S.welcomed = true;
+  S.me = { player: msg.player, name: msg.name };
+  S.token = msg.token;
+  localStorage.setItem("scorpion.token", msg.token);
+  localStorage.setItem("scorpion.name", msg.name);
+  S.offset = msg.now - Date.now();
+  send({ type: "games_list", subscribe: false });
+  refreshLobby(true);
+
+  const live = msg.games || [];
+  if (S.game && (!S.game.ended || live.includes(S.game.id))) {
+    send({ type: "resume", game: S.game.id, v: S.game.v });
+  } else if (live.length) {
+    send({ type: "resume", game: live[0], v: 0 });
+  } else if (S.mode === "room" && S.room) {
+    send({ type: "room_join", room: S.room.room });
+  } else if (S.mode === "queue" && S.queueVariant) {
+    send({ type: "queue_join", variant: S.queueVariant });
+  } else if (S.mode === "watch" && S.watch) {
+    send({ type: "watch", game: S.watch.id });
+  } else if (S.linkRoom) {
+    const code = S.linkRoom.toUpperCase();
+    S.linkRoom = null;
+    history.replaceState(null, "", location.pathname);
+    joinRoom(code);
+  } else if (S.mode !== "game") {
+    setMode("lobby");
+  }
+}
+
+function onOk(msg) {
+  if (msg.to === "room_leave") { S.room = null; setMode("lobby"); }
+  else if (msg.to === "queue_cancel") { S.queueVariant = null; setMode("lobby"); }
+  else if (msg.to === "unwatch") { S.watch = null; setMode("lobby"); }
+}
+
+function onForgotten(msg) {
+  localStorage.removeItem("scorpion.token");
+  S.token = null;
+  S.game = null;
+  const removed = msg.removed || {};
+  const parts = Object.entries(removed).filter(([, n]) => n !== false && n !== 0)
+    .map(([what, n]) => (n === true ? what.replace(/_/g, " ") : `${n} ${what.replace(/_/g, " ")}`));
+  notify("The server has forgotten you.", parts.length ? `Removed: ${parts.join(", ")}.` : "");
+  setTimeout(() => link.restart(), 300);     // a fresh identity
+}
+
+function onError(msg) {
+  const request = msg.request;
+  if (GAME_REQUESTS.has(request)) S.pending = null;
+  switch (msg.code) {
+    case "bad_token":
+      S.token = null;
+      localStorage.removeItem("scorpion.token");
+      sayHello();
+      return;
+    case "stale_version":
+      if (S.game) send({ type: "resume", game: S.game.id, v: S.game.v });
+      notify(ERRORS.stale_version);
+      return;
+    default:
+      break;
+  }
+  if (request === "daily_info") {
+    S.daily = null;
+    $("daily-info").textContent = msg.code === "unavailable"
+      ? "The daily deal is not yet available on this server." : ERRORS[msg.code] || msg.message;
+    $("btn-daily").disabled = true;
+    $("btn-practice").hidden = true;
+    return;
+  }
+  if (request === "leaderboard" || request === "stats" || request === "saved_games") {
+    const box = { leaderboard: "leaderboard", stats: "stats", saved_games: null }[request];
+    if (box) $(box).textContent = msg.code === "unavailable" ? "Not yet available on this server." : ERRORS[msg.code] || msg.message;
+    return;
+  }
+  if (request === "resume") {
+    if (S.game && S.game.mode === "solo" && !S.game.triedSoloResume) {
+      S.game.triedSoloResume = true;
+      send({ type: "solo_resume", game: S.game.id });
+      return;
+    }
+    S.game = null;
+    setMode("lobby");
+  }
+  if (request === "solo_resume" && S.mode === "game") {
+    S.game = null;
+    setMode("lobby");
+  }
+  if (request === "room_join" && S.mode === "room") {  // rejoining after a reconnect failed
+    S.room = null;
+    setMode("lobby");
+  }
+  if (request === "queue_join" && S.mode === "queue") setMode("lobby");
+  if (request === "watch" && S.mode === "watch") { S.watch = null; setMode("lobby"); }
+  if (request === "hint") S.hint = null;
+  if (request === "room_join" && msg.code === "room_started" && S.lastJoin) {
+    notify(ERRORS.room_started, "Watching it instead.");
+    send({ type: "watch", room: S.lastJoin });
+    S.lastJoin = null;
+    return;
+  }
+  showError(msg);
+}
+
+// ---------------------------------------------------------------- rooms and queue
+
+function joinRoom(code) {
+  S.lastJoin = code.toUpperCase();
+  send({ type: "room_join", room: S.lastJoin });
+}
+
+function onRoom(msg) {
+  S.room = msg;
+  S.lastJoin = null;
+  if (S.mode !== "room") S.countdownStart = null;
+  setMode("room");
+  const url = `${location.origin}/?room=${msg.room}`;
+  $("room-code").textContent = msg.room;
+  $("room-link").value = url;
+  const opts = msg.options || {};
+  const bits = [VARIANT_TITLE[msg.variant], `up to ${msg.max_players} players`,
+    opts.undo ? "undo allowed" : "no undo", opts.hints ? "hints allowed" : "no hints",
+    opts.reserve_rule === "when-stuck" ? "reserve only when stuck" : "reserve any time"];
+  if (opts.spectators === false) bits.push("no spectators");
+  else if (opts.spectator_delay) bits.push(`spectators ${opts.spectator_delay} s behind`);
+  $("room-desc").textContent = bits.join(" · ");
+  const list = $("room-players");
+  list.replaceChildren();
+  let allReady = true;
+  for (const p of msg.players) {
+    const li = document.createElement("li");
+    li.dataset.player = p.player;
+    const me = p.player === S.me.player ? " (you)" : "";
+    const host = p.player === msg.host ? " ★ host" : "";
+    li.textContent = `${p.name}${me}${host}`;
+    const tag = document.createElement("span");
+    tag.className = p.ready ? "tag ready" : "tag";
+    tag.textContent = p.ready ? "ready" : "not ready";
+    li.append(" ", tag);
+    list.append(li);
+    if (!p.ready && p.player !== msg.host) allReady = false;
+  }
+  const mine = msg.players.find((p) => p.player === S.me.player);
+  const ready = Boolean(mine && mine.ready);
+  $("btn-ready").setAttribute("aria-pressed", String(ready));
+  $("btn-ready").textContent = ready ? "Ready ✓ (click to unready)" : "I'm ready";
+  const host = msg.host === S.me.player;
+  $("btn-start").hidden = !host;
+  $("btn-start").disabled = !(allReady && msg.players.length >= 2);
+  $("btn-start").title = msg.players.length < 2 ? "Waiting for a second player" : allReady ? "" : "Waiting for everyone to be ready";
+}
+
+function onCountdown(msg) {
+  S.countdownStart = msg.start;
+  tickCountdown();
+}
+
+function tickCountdown() {
+  if (S.countdownStart === null || S.mode !== "room") { $("countdown").textContent = ""; return; }
+  const left = Math.max(0, Math.ceil((S.countdownStart - serverNow()) / 1000));
+  $("countdown").textContent = left > 0 ? `The race starts in ${left}…` : "Go!";
+}
+
+function onQueued(msg) {
+  S.queueVariant = msg.variant;
+  setMode("queue");
+  $("queue-text").textContent = `Looking for an opponent for ${VARIANT_TITLE[msg.variant]}… ` +
+    `(${msg.waiting} waiting, you included)`;
+}
+
+function onMatchFound(msg) {
+  const others = msg.players.filter((p) => p.player !== S.me.player).map((p) => p.name);
+  $("queue-text").textContent = `Match found: you against ${others.join(", ")}. Starting…`;
+  S.countdownStart = msg.start;
+}
+
+// ---------------------------------------------------------------- racing
+
+function newGame(msg) {
+  const racers = new Map();
+  for (const r of msg.roster) {
+    racers.set(r.player, { name: r.name, status: "playing",
+      summary: { score: 0, runs: 0, face_down_left: null, moves: 0, reserve_left: msg.view.reserve_left, state: "in_play" } });
+  }
+  return {
+    id: msg.game, v: msg.v, variant: msg.variant, options: msg.options || {}, start: msg.start,
+    view: msg.view, summary: { score: 0, runs: 0, moves: 0, reserve_left: msg.view.reserve_left, state: "in_play" },
+    status: "playing", racers, roster: msg.roster, room: msg.room || null, daily: msg.daily || null,
+    mode: msg.mode || "race",
+    ended: null, endedAt: null, spectators: null,
+  };
+}
+
+function onEvent(msg, fromBatch = false) {
+  if (msg.type === "race_started") {
+    if (S.game && S.game.id === msg.game && S.game.v >= 1) return;
+    S.game = newGame(msg);
+    S.selected = null;
+    S.hint = null;
+    S.room = null;
+    S.queueVariant = null;
+    S.countdownStart = null;
+    S.resultOpen = false;
+    $("result").hidden = true;
+    setMode("game");
+    renderGame();
+    focusBoard();
+    return;
+  }
+  const game = S.game;
+  if (!game || msg.game !== game.id) return;
+  if (msg.ref !== undefined && msg.ref === S.pending) S.pending = null;
+  if (msg.v <= game.v) return;                      // already seen
+  if (msg.v > game.v + 1) {                         // a gap: ask for what was missed
+    if (!fromBatch) send({ type: "resume", game: game.id, v: game.v });
+    return;
+  }
+  game.v = msg.v;
+  if (msg.type === "accepted") {
+    game.view = msg.view;
+    game.summary = msg.summary;
+    setStatus(game, msg.status || "playing");
+    const me = game.racers.get(S.me.player);
+    if (me) { me.summary = msg.summary; me.status = game.status; }
+    S.selected = null;
+    S.hint = null;
+  } else if (msg.type === "progress") {
+    const racer = game.racers.get(msg.player);
+    if (racer) { racer.summary = msg.summary; racer.status = msg.status; }
+    if (msg.player === S.me.player) { game.summary = msg.summary; setStatus(game, msg.status); }
+  } else if (msg.type === "race_ended") {
+    game.ended = msg;
+    if (!game.endedAt) game.endedAt = serverNow();
+    S.selected = null;
+    S.hint = null;
+    showResult(msg, game.roster);
+  }
+  renderGame();
+}
+
+function setStatus(game, status) {
+  if (status !== "playing" && game.status === "playing") game.endedAt = serverNow();
+  game.status = status;
+}
+
+function onBatch(msg) {
+  for (const event of msg.events) onEvent(event, true);
+  if (S.game && S.game.id === msg.game && S.game.v < msg.v) send({ type: "resume", game: msg.game, v: S.game.v });
+  if (S.game && !S.game.ended) { setMode("game"); renderGame(); }
+}
+
+function onSnapshot(msg) {
+  const game = newGame({ ...msg, roster: msg.roster });
+  game.view = msg.view;
+  game.summary = msg.summary;
+  game.status = msg.status;
+  if (msg.status !== "playing") game.endedAt = msg.now;
+  for (const r of msg.racers) {
+    const racer = game.racers.get(r.player);
+    if (racer) { racer.summary = r.summary; racer.status = r.status; }
+  }
+  const me = game.racers.get(S.me.player);
+  if (me) { me.summary = msg.summary; me.status = msg.status; }
+  S.offset = msg.now - Date.now();
+  S.game = game;
+  S.selected = null;
+  S.hint = null;
+  S.pending = null;
+  setMode("game");
+  renderGame();
+}
+
+function gameRequest(type, extra = {}) {
+  const game = S.game;
+  if (!game || game.ended || game.status !== "playing") return null;
+  if (S.pending !== null) return null;             // one request at a time keeps versions simple
+  const ref = send({ type, game: game.id, v: game.v, ...extra });
+  if (ref !== null) {
+    S.pending = ref;
+    setTimeout(() => { if (S.pending === ref) S.pending = null; }, 6000);
+  }
+  return ref;
+}
+
+function playMove(source, to) {
+  const game = S.game;
+  const move = wireMove(game.view, source, to);
+  S.selected = null;
+  gameRequest("move", { move });
+  renderGame();
+}
+
+function onHints(msg) {
+  S.pending = null;
+  const game = S.game;
+  if (!game || msg.game !== game.id) return;
+  const first = msg.moves[0];
+  if (!first) {
+    S.hint = null;
+    notify("No move is left: the game is stuck.");
+  } else if (first.deal) {
+    S.hint = { deal: true };
+    notify("Hint: deal the reserve.", "", 5000);
+  } else {
+    const from = typeof first.from === "string" ? { cell: Number(first.from.slice(1)) - 1 } : null;
+    const source = from || locate(game.view, first.card);
+    S.hint = source ? { source, to: first.to - 1 } : null;
+    notify(`Hint: move ${cardLabel(first.card)} to column ${first.to}.`, "", 5000);
+  }
+  renderGame();
+}
+
+function clock(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}
+
+function renderGame() {
+  const game = S.game;
+  if (!game) return;
+  const playing = game.status === "playing" && !game.ended;
+  const view = game.view;
+  const targets = S.selected ? targetsFor(view, S.selected) : [];
+  const hadFocus = document.activeElement && $("board").contains(document.activeElement)
+    ? { col: document.activeElement.dataset.col, row: document.activeElement.dataset.row,
+        cell: document.activeElement.dataset.cell } : null;
+  renderBoard($("board"), view, {
+    interactive: playing, selected: S.selected, targets,
+    hint: S.hint && !S.hint.deal ? S.hint : null, deal: Boolean(S.hint && S.hint.deal),
+  });
+  setupRovingFocus(hadFocus);
+  $("score").textContent = game.summary.score;
+  $("runs").textContent = `${game.summary.runs}/4`;
+  $("moves").textContent = game.summary.moves;
+  const pill = $("game-status");
+  pill.textContent = game.ended ? (game.mode === "solo" ? "game over" : "race over")
+    : game.status === "playing" ? modeTitle(game)
+      : `you ${STATUS_TEXT[game.status]}${game.racers.size > 1 ? " · waiting for the others" : ""}`;
+  $("btn-new").hidden = game.mode !== "solo";
+  pill.dataset.status = game.ended ? "ended" : game.status;
+  const opts = game.options;
+  const hasReserve = view.cells.length === 0 && game.variant !== "three-blind-mice";
+  $("btn-deal").hidden = !hasReserve;
+  $("reserve-left").textContent = view.reserve_left;
+  $("btn-deal").disabled = !playing || !canDeal(view, opts.reserve_rule);
+  $("btn-deal").classList.toggle("hinted", Boolean(S.hint && S.hint.deal));
+  $("btn-undo").hidden = !opts.undo;
+  $("btn-undo").disabled = !playing || game.summary.moves === 0;
+  $("btn-hint").hidden = !opts.hints;
+  $("btn-hint").disabled = !playing;
+  $("btn-resign").disabled = !playing;
+  if (!playing) $("confirm-resign").hidden = true;
+  $("spectator-count-wrap").hidden = game.spectators === null;
+  $("spectator-count").textContent = game.spectators ?? 0;
+  renderRacers();
+  tickClock();
+}
+
+function renderRacers() {
+  const game = S.game;
+  const list = $("racers");
+  list.replaceChildren();
+  $("racers-panel").hidden = game.racers.size < 2;
+  document.querySelector(".game-layout").classList.toggle("alone", game.racers.size < 2);
+  const sorted = [...game.racers.entries()].sort((a, b) => (b[1].summary.score - a[1].summary.score));
+  for (const [player, r] of sorted) {
+    const li = document.createElement("li");
+    li.dataset.player = player;
+    li.dataset.status = r.status;
+    if (player === S.me.player) li.classList.add("me");
+    const name = document.createElement("span");
+    name.className = "racer-name";
+    name.textContent = player === S.me.player ? `${r.name} (you)` : r.name;
+    const s = r.summary;
+    const detail = document.createElement("span");
+    detail.className = "racer-detail";
+    const down = s.face_down_left === null || s.face_down_left === undefined ? "" : ` · ${s.face_down_left} down`;
+    detail.textContent = `${s.score} pts · ${s.runs}/4 runs · ${s.moves} moves${down}`;
+    const st = document.createElement("span");
+    st.className = `tag status-${r.status}`;
+    st.textContent = STATUS_TEXT[r.status] || r.status;
+    li.append(name, st, detail);
+    list.append(li);
+  }
+}
+
+function tickClock() {
+  const game = S.game;
+  if (game && S.mode === "game") {
+    const end = game.ended ? (game.endedAt ?? serverNow()) : game.status !== "playing" ? game.endedAt : serverNow();
+    const elapsed = (end - game.start) / 1000;
+    $("clock").textContent = elapsed < 0 ? `-${clock(-elapsed + 1)}` : clock(elapsed);
+  }
+  if (S.watch && S.mode === "watch") {
+    const w = S.watch;
+    const end = w.ended ? w.endedAt : serverNow();
+    $("watch-clock").textContent = clock((end - w.start) / 1000 - (w.options.spectator_delay || 0));
+  }
+  tickCountdown();
+}
+
+// ---------------------------------------------------------------- board interaction
+
+function sourceOf(node) {
+  if (node.dataset.cell !== undefined) return { cell: Number(node.dataset.cell) };
+  if (node.classList.contains("card") && node.classList.contains("up")) {
+    return { col: Number(node.dataset.col) - 1, row: Number(node.dataset.row) };
+  }
+  return null;
+}
+
+function sameSource(a, b) {
+  if (!a || !b) return false;
+  return a.cell !== undefined ? a.cell === b.cell : a.col === b.col && a.row === b.row;
+}
+
+function onBoardClick(event) {
+  const game = S.game;
+  if (!game || game.status !== "playing" || game.ended) return;
+  const node = event.target.closest("[data-col], [data-cell]");
+  const column = event.target.closest(".column");
+  if (!node && !column) return;
+  const col = column ? Number(column.dataset.col) - 1 : null;
+  if (S.selected && col !== null && targetsFor(game.view, S.selected).includes(col)) {
+    playMove(S.selected, col);
+    return;
+  }
+  const source = node ? sourceOf(node) : null;
+  // A double click (or double tap) on a card: the board is redrawn between the two
+  // clicks, so the browser's own dblclick is unreliable; detect it here instead.
+  const now = performance.now();
+  const double = source && sameSource(source, lastClick.source) && now - lastClick.time < 450;
+  lastClick = { source: double ? null : source, time: now };
+  if (double) {
+    S.selected = null;
+    autoMove(source);
+    return;
+  }
+  if (!source || sameSource(source, S.selected)) {
+    S.selected = null;
+  } else {
+    S.selected = source;
+    if (targetsFor(game.view, source).length === 0) notify(`${cardLabel(nodeCard(source))} has nowhere to go.`);
+  }
+  renderGame();
+}
+
+function nodeCard(source) {
+  return source.cell !== undefined ? S.game.view.cells[source.cell] : S.game.view.columns[source.col][source.row];
+}
+
+function autoMove(source) {
+  const game = S.game;
+  if (!game || game.status !== "playing" || game.ended || !source) return;
+  const targets = targetsFor(game.view, source);
+  if (targets.length === 1) playMove(source, targets[0]);
+  else if (targets.length === 0) notify(`${cardLabel(nodeCard(source))} has nowhere to go.`);
+  else { S.selected = source; renderGame(); notify(`${cardLabel(nodeCard(source))} fits in ${targets.length} places: pick one.`); }
+}
+
+let lastClick = { source: null, time: 0 };
+
+// Roving focus: one focusable element per board; arrows move between columns and cards.
+function focusables() {
+  return [...$("board").querySelectorAll("button")];
+}
+
+function setupRovingFocus(previous) {
+  const items = focusables();
+  if (!items.length) return;
+  items.forEach((b) => { b.tabIndex = -1; });
+  let target = null;
+  if (previous) {
+    target = previous.cell !== undefined
+      ? items.find((b) => b.dataset.cell === previous.cell)
+      : columnItems(Number(previous.col)).find((b) => b.dataset.row === previous.row)
+        || columnItems(Number(previous.col)).at(-1);
+  }
+  target = target || items.find((b) => b.classList.contains("selected")) || columnItems(1).at(-1) || items[0];
+  target.tabIndex = 0;
+  if (previous) target.focus();
+}
+
+function columnItems(col) {
+  return [...$("board").querySelectorAll(`.column[data-col="${col}"] button`)];
+}
+
+function focusBoard() {
+  const first = $("board").querySelector("button[tabindex='0']");
+  if (first) first.focus({ preventScroll: true });
+}
+
+function moveFocus(node, dx, dy) {
+  let next = null;
+  const cols = S.game.view.columns.length;
+  if (node.dataset.cell !== undefined) {
+    const cells = [...$("board").querySelectorAll("button[data-cell]")];
+    const i = cells.indexOf(node);
+    if (dx) next = cells[i + dx];
+    if (dy > 0 || (!next && dx)) next = columnItems(1).at(-1);
+  } else {
+    const col = Number(node.dataset.col);
+    const items = columnItems(col);
+    const i = items.indexOf(node);
+    if (dy) {
+      next = items[i + dy];
+      if (!next && dy < 0) next = $("board").querySelector("button[data-cell]");
+    }
+    if (dx) {
+      for (let c = col + dx; c >= 1 && c <= cols; c += dx) {
+        const there = columnItems(c);
+        if (there.length) { next = there.at(-1); break; }
+      }
+    }
+  }
+  if (next) {
+    node.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  }
+}
+
+function onBoardKey(event) {
+  const node = event.target.closest("button");
+  if (!node || !S.game) return;
+  const keys = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  if (keys[event.key]) {
+    event.preventDefault();
+    moveFocus(node, ...keys[event.key]);
+  } else if (event.key === "a" || event.key === "A") {
+    event.preventDefault();
+    autoMove(sourceOf(node));
+  }
+}
+
+function onGlobalKey(event) {
+  if (event.target.matches("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (S.mode !== "game" || !S.game) return;
+  const key = event.key.toLowerCase();
+  if (key === "escape") { S.selected = null; S.hint = null; renderGame(); }
+  else if (key === "d" && !$("btn-deal").disabled && !$("btn-deal").hidden) gameRequest("deal");
+  else if (key === "u" && !$("btn-undo").disabled && !$("btn-undo").hidden) gameRequest("undo");
+  else if (key === "h" && !$("btn-hint").disabled && !$("btn-hint").hidden) gameRequest("hint");
+}
+
+// ---------------------------------------------------------------- results
+
+function showResult(msg, roster) {
+  const names = new Map((roster || []).map((r) => [r.player, r.name]));
+  const body = $("standings");
+  body.replaceChildren();
+  for (const s of msg.standings) {
+    const tr = document.createElement("tr");
+    tr.dataset.player = s.player;
+    if (s.player === S.me.player) tr.classList.add("me");
+    for (const text of [s.rank, s.name || names.get(s.player), s.score, `${s.runs}/4`, clock(s.elapsed), STATUS_TEXT[s.status] || s.status]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  const mine = msg.standings.find((s) => s.player === S.me.player);
+  const solo = msg.standings.length === 1;
+  let title = "Race over";
+  if (mine && solo) title = mine.status === "finished" ? "You won!" : `Game over: ${mine.score} points`;
+  else if (mine) title = mine.rank === 1 ? "You won the race!" : `Race over: you placed ${mine.rank} of ${msg.standings.length}`;
+  $("h-result").textContent = title;
+  $("result-deal").textContent = msg.number
+    ? `Deal number ${msg.number} (salt ${msg.salt}): check it against the commitment shown at the start.`
+    : "The deal number is revealed once the day is over.";
+  const soloGame = S.game && S.game.id === msg.game && S.game.mode === "solo" ? S.game : null;
+  $("btn-replay").hidden = !soloGame;
+  $("btn-result-new").hidden = !soloGame;
+  S.resultOpen = true;
+  $("result").hidden = false;
+  $("btn-result-close").focus({ preventScroll: true });
+}
+
+// ---------------------------------------------------------------- live games and spectating
+
+function onGames(msg) {
+  S.games = new Map(msg.games.map((g) => [g.game, g]));
+  renderGames();
+}
+
+function onGamesUpdate(msg) {
+  for (const g of msg.added || []) S.games.set(g.game, g);
+  for (const id of msg.removed || []) S.games.delete(id);
+  renderGames();
+}
+
+function renderGames() {
+  const list = $("games");
+  list.replaceChildren();
+  if (!S.games.size) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = "No game is being played right now.";
+    list.append(li);
+    return;
+  }
+  const sorted = [...S.games.values()].sort((a, b) => b.start - a.start);
+  for (const g of sorted) {
+    const li = document.createElement("li");
+    li.dataset.game = g.game;
+    const text = document.createElement("span");
+    text.className = "game-text";
+    const names = g.players.map((p) => p.name).join(" vs ");
+    text.textContent = `${VARIANT_TITLE[g.variant]}: ${names}`;
+    const meta = document.createElement("span");
+    meta.className = "muted small";
+    meta.textContent = ` · ${g.spectators} watching${g.room ? ` · room ${g.room}` : ""}`;
+    text.append(meta);
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "small-btn";
+    btn.textContent = "Watch";
+    const mine = g.players.some((p) => p.player === S.me.player);
+    btn.disabled = mine;
+    if (mine) btn.title = "You are racing in this game";
+    btn.addEventListener("click", () => send({ type: "watch", game: g.game }));
+    li.append(text, btn);
+    list.append(li);
+  }
+}
+
+function onSpectate(msg) {
+  const racers = new Map(msg.racers.map((r) => [r.player, r]));
+  S.watch = { id: msg.game, v: msg.v, variant: msg.variant, options: msg.options || {}, start: msg.start,
+    racers, spectators: msg.spectators, room: msg.room || null, ended: null, endedAt: null };
+  S.offset = msg.now - Date.now();
+  S.resultOpen = false;
+  $("result").hidden = true;
+  setMode("watch");
+  renderWatch();
+}
+
+function onSpectateEvent(msg) {
+  const w = S.watch;
+  if (!w || msg.game !== w.id) return;
+  if (msg.v <= w.v) return;
+  w.v = msg.v;
+  const racer = w.racers.get(msg.player);
+  if (racer) Object.assign(racer, { view: msg.view, summary: msg.summary, status: msg.status });
+  renderWatch();
+}
+
+function onSpectators(msg) {
+  if (S.watch && msg.game === S.watch.id) { S.watch.spectators = msg.count; renderWatch(); }
+  if (S.game && msg.game === S.game.id) { S.game.spectators = msg.count; renderGame(); }
+}
+
+function onWatchEnded(msg) {
+  const w = S.watch;
+  w.ended = msg;
+  w.endedAt = serverNow();
+  renderWatch();
+  showResult(msg, [...w.racers.values()].map((r) => ({ player: r.player, name: r.name })));
+}
+
+function renderWatch() {
+  const w = S.watch;
+  if (!w) return;
+  $("watch-title").textContent = `${VARIANT_TITLE[w.variant]}${w.room ? ` · room ${w.room}` : ""}`;
+  $("watch-count").textContent = w.spectators;
+  const wrap = $("watch-boards");
+  wrap.replaceChildren();
+  wrap.dataset.count = String(w.racers.size);
+  for (const r of w.racers.values()) {
+    const box = document.createElement("section");
+    box.className = "watch-board";
+    box.dataset.player = r.player;
+    const head = document.createElement("h3");
+    head.textContent = r.name;
+    const s = r.summary;
+    const detail = document.createElement("span");
+    detail.className = "racer-detail";
+    detail.textContent = ` ${s.score} pts · ${s.runs}/4 runs · ${s.moves} moves`;
+    const st = document.createElement("span");
+    st.className = `tag status-${r.status}`;
+    st.textContent = STATUS_TEXT[r.status] || r.status;
+    head.append(" ", st, detail);
+    const board = document.createElement("div");
+    board.className = "board small";
+    renderBoard(board, r.view, { interactive: false });
+    box.append(head, board);
+    wrap.append(box);
+  }
+}
+
+// ---------------------------------------------------------------- solo, daily, leaderboard, stats
+
+function modeTitle(game) {
+  const variant = VARIANT_TITLE[game.variant];
+  if (game.mode === "solo") return `solo · ${variant}`;
+  if (game.mode === "daily") return `daily ${game.daily || ""} · ranked`;
+  if (game.mode === "practice") return `daily ${game.daily || ""} · practice`;
+  return variant;
+}
+
+function newSolo() {
+  send({ type: "solo_new", variant: $("variant").value, reserve_rule: $("opt-reserve").value, save: true });
+}
+
+// Ask for everything the lobby shows about the chosen variant (subscribe: live leaderboard).
+function refreshLobby(subscribe) {
+  const variant = $("variant").value;
+  send({ type: "daily_info", variant });
+  send({ type: "leaderboard", variant, limit: 10, subscribe: false });
+  send({ type: "stats" });
+  send({ type: "saved_games" });
+}
+
+function onDaily(msg) {
+  if (msg.variant !== $("variant").value) return;
+  S.daily = msg;
+  const ends = new Date(msg.ends - S.offset);
+  const until = ends.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  let text = `${msg.date}: ${VARIANT_TITLE[msg.variant]}, one ranked attempt each, open until ${until}.`;
+  if (msg.played && !msg.finished) text = `${msg.date}: your ranked attempt is under way.`;
+  else if (msg.finished) text = `${msg.date}: you have played your ranked attempt. You may practise the deal again.`;
+  $("daily-info").textContent = text;
+  $("btn-daily").disabled = msg.played;
+  $("btn-practice").hidden = !msg.finished;
+  const prev = msg.previous;
+  $("daily-previous").textContent = prev
+    ? `Yesterday (${prev.date}): deal ${prev.number}, salt ${prev.salt}.` : "";
+}
+
+function onLeaderboard(msg) {
+  if (msg.variant !== $("variant").value) return;
+  const box = $("leaderboard");
+  box.replaceChildren();
+  if (!msg.entries.length) {
+    box.textContent = `Nobody has finished the ${msg.date} deal yet.`;
+    return;
+  }
+  const table = document.createElement("table");
+  table.className = "standings leaderboard";
+  table.innerHTML = "<thead><tr><th>#</th><th>Player</th><th>Score</th><th>Time</th></tr></thead>";
+  const body = document.createElement("tbody");
+  for (const e of msg.entries) {
+    const tr = document.createElement("tr");
+    tr.dataset.player = e.player;
+    if (e.player === S.me.player) tr.classList.add("me");
+    for (const text of [e.rank, e.name, e.score, clock(e.elapsed)]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  table.append(body);
+  const note = document.createElement("p");
+  note.className = "muted small";
+  note.textContent = `${msg.total} on the board${msg.me ? ` · you are #${msg.me}` : ""}`;
+  box.append(table, note);
+}
+
+function onStats(msg) {
+  const box = $("stats");
+  box.replaceChildren();
+  if (!msg.stats.length) {
+    box.textContent = "No game finished yet.";
+    return;
+  }
+  const table = document.createElement("table");
+  table.className = "standings";
+  table.innerHTML = "<thead><tr><th>Variant</th><th>Played</th><th>Won</th><th>Best</th><th>Fastest</th><th title='current / longest run of wins'>Streak</th></tr></thead>";
+  const body = document.createElement("tbody");
+  for (const v of msg.stats) {
+    const tr = document.createElement("tr");
+    tr.dataset.variant = v.variant;
+    const fastest = v.best_time === undefined || v.best_time === null ? "–" : clock(v.best_time);
+    for (const text of [VARIANT_TITLE[v.variant], v.started, v.won, v.best_score, fastest, `${v.streak} / ${v.longest_streak}`]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  table.append(body);
+  box.append(table);
+}
+
+function onSaved(msg) {
+  const list = $("saved");
+  list.replaceChildren();
+  $("saved-wrap").hidden = msg.games.length === 0;
+  for (const g of msg.games) {
+    const li = document.createElement("li");
+    li.dataset.game = g.game;
+    const text = document.createElement("span");
+    const when = new Date(g.start - S.offset).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    text.textContent = `${VARIANT_TITLE[g.variant]} · ${g.summary.score} pts · ${g.summary.moves} moves · ${when}`;
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "small-btn";
+    btn.textContent = "Continue";
+    btn.addEventListener("click", () => send({ type: "solo_resume", game: g.game }));
+    li.append(text, btn);
+    list.append(li);
+  }
+}
+
+// ---------------------------------------------------------------- lobby actions
+
+function raceOptions() {
+  const delay = Math.max(0, Math.min(300, Number($("opt-delay").value) || 0));
+  return {
+    undo: $("opt-undo").checked, hints: $("opt-hints").checked, spectators: $("opt-spectators").checked,
+    reserve_rule: $("opt-reserve").value, spectator_delay: delay,
+  };
+}
+
+function bind() {
+  $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
+  $("name-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("name-input").value.trim();
+    if (!name || name.length > 24) { notify("A name has 1 to 24 characters."); return; }
+    localStorage.setItem("scorpion.name", name);
+    if (S.mode === "lobby") link.restart();    // hello again under the new name (same token)
+    else notify("Your new name will be used from your next race.");
+  });
+  $("btn-create").addEventListener("click", () => {
+    const players = Math.max(2, Math.min(8, Number($("opt-players").value) || 2));
+    send({ type: "room_create", variant: $("variant").value, max_players: players, options: raceOptions() });
+  });
+  $("btn-queue").addEventListener("click", () => {
+    S.queueVariant = $("variant").value;
+    send({ type: "queue_join", variant: S.queueVariant });
+  });
+  $("btn-solo").addEventListener("click", newSolo);
+  $("btn-new").addEventListener("click", newSolo);
+  $("btn-result-new").addEventListener("click", newSolo);
+  $("btn-replay").addEventListener("click", () => {
+    if (S.game) send({ type: "solo_replay", game: S.game.id });
+  });
+  $("variant").addEventListener("change", () => refreshLobby(true));
+  $("join-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const code = $("join-code").value.trim().toUpperCase();
+    if (!/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/.test(code)) {
+      notify("A room code has 6 characters (letters and digits, no 0, 1, I, L or O).");
+      return;
+    }
+    joinRoom(code);
+  });
+  $("btn-daily").addEventListener("click", () => send({ type: "daily_start", variant: $("variant").value }));
+  $("btn-practice").addEventListener("click", () => send({ type: "daily_start", variant: $("variant").value, practice: true }));
+  $("btn-forget").addEventListener("click", () => {
+    if (window.confirm("Erase your identity and your records from the server? This cannot be undone.")) {
+      send({ type: "forget_me" });
+    }
+  });
+  $("btn-copy").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText($("room-link").value);
+      notify("Link copied.");
+    } catch {
+      $("room-link").select();
+      notify("Select the link and copy it.");
+    }
+  });
+  $("btn-ready").addEventListener("click", () => {
+    send({ type: "ready", ready: $("btn-ready").getAttribute("aria-pressed") !== "true" });
+  });
+  $("btn-start").addEventListener("click", () => send({ type: "room_start" }));
+  $("btn-leave").addEventListener("click", () => send({ type: "room_leave" }));
+  $("btn-cancel-queue").addEventListener("click", () => send({ type: "queue_cancel" }));
+  $("btn-unwatch").addEventListener("click", () => {
+    if (S.watch && !S.watch.ended) send({ type: "unwatch", game: S.watch.id });
+    else { S.watch = null; setMode("lobby"); }
+  });
+  $("btn-deal").addEventListener("click", () => gameRequest("deal"));
+  $("btn-undo").addEventListener("click", () => gameRequest("undo"));
+  $("btn-hint").addEventListener("click", () => gameRequest("hint"));
+  $("btn-resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("btn-resign-no").focus(); });
+  $("btn-resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; });
+  $("btn-resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; gameRequest("resign"); });
+  $("btn-result-close").addEventListener("click", () => {
+    S.resultOpen = false;
+    $("result").hidden = true;
+    if (S.game && S.game.ended) S.game = null;
+    if (S.watch && S.watch.ended) S.watch = null;
+    if (S.mode === "game" || S.mode === "watch") setMode("lobby");
+    if (S.mode === "lobby") refreshLobby(false);
+  });
+  $("home-link").addEventListener("click", (event) => {
+    if (S.mode === "lobby") return;
+    event.preventDefault();
+    if (S.mode === "game" && S.game && !S.game.ended && S.game.status === "playing") {
+      notify("You are racing: resign first to leave this race.");
+    } else if (S.mode === "watch") {
+      $("btn-unwatch").click();
+    } else if (S.mode === "game") {
+      $("btn-result-close").click();
+    }
+  });
+  const board = $("board");
+  board.addEventListener("click", onBoardClick);
+  board.addEventListener("keydown", onBoardKey);
+  document.addEventListener("keydown", onGlobalKey);
+  setInterval(tickClock, 250);
+  setInterval(() => { if (link.isOpen && S.welcomed) link.send({ type: "ping" }); }, 30000);
+}
+
+bind();
+setMode("lobby");
+link.connect();
+window.scorpion = { state: S, link };      // for debugging (and tests) from the console
