@@ -18,11 +18,8 @@ import argparse
 import asyncio
 import os
 import random
-import re
 import resource
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,27 +30,16 @@ import msgpack
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from protocol.codec import MSGPACK, decode_dict, encode  # noqa: E402
-from protocol.game import Board, move_json  # noqa: E402
-from protocol.message import from_dict  # noqa: E402
-from server.embedded import EmbeddedRedis  # noqa: E402
+from support import BenchClient, machine, percentile, rss_kib, start_server, stop_server
+
+from protocol.codec import MSGPACK, encode
+from protocol.game import Board, move_json
+from protocol.message import from_dict
+from server.embedded import EmbeddedRedis
 
 DEAL = 987654321987
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
 
 
 # -- floor ------------------------------------------------------------------------------
@@ -101,27 +87,6 @@ async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list
 # -- the race server ----------------------------------------------------------------------
 
 
-class Racer:
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.ref = 0
-
-    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        self.ref += 1
-        ref = self.ref
-        await self.ws.send(encode(from_dict({**message, "ref": ref}), MSGPACK))
-        while True:
-            data = decode_dict(await self.ws.recv(), MSGPACK, limit=1 << 22)
-            if data.get("ref") == ref:
-                return data
-
-    async def expect(self, kind: str) -> dict[str, Any]:
-        while True:
-            data = decode_dict(await self.ws.recv(), MSGPACK, limit=1 << 22)
-            if data["type"] == kind:
-                return data
-
-
 def choose(board: Board, rng: random.Random) -> Any:
     """Pick a legal move that keeps the game going, or None to undo."""
     moves = board.legal_moves()
@@ -146,7 +111,7 @@ async def drive_server(port: int, racers: int, seconds: float) -> tuple[int, lis
         rng = random.Random(index)
         a_ws = await connect(url, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
         b_ws = await connect(url, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
-        a, b = Racer(a_ws), Racer(b_ws)
+        a, b = BenchClient(a_ws), BenchClient(b_ws)
         await a.request({"type": "hello", "name": f"A{index}"})
         await b.request({"type": "hello", "name": f"B{index}"})
         room = await a.request({"type": "room_create", "variant": "scorpion", "options": {"undo": True}})
@@ -156,7 +121,7 @@ async def drive_server(port: int, racers: int, seconds: float) -> tuple[int, lis
         starts = await asyncio.gather(a.expect("race_started"), b.expect("race_started"))
         stop = time.perf_counter() + seconds
 
-        async def play(racer: Racer, start: dict[str, Any]) -> None:
+        async def play(racer: BenchClient, start: dict[str, Any]) -> None:
             nonlocal count, errors
             board = Board.new("scorpion", DEAL)
             version = start["v"]
@@ -226,7 +191,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         redis = EmbeddedRedis(Path(tmp) / "redis", appendonly=True)
         redis_url = await redis.start()
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()}")
+        print(f"machine: {machine()}")
         print(
             f"clients: {args.racers} racers for {args.seconds:.0f} s each phase; "
             "Redis with AOF on a unix socket"
@@ -242,21 +207,9 @@ async def main() -> None:
             f"p50 {1000 * percentile(f_lat, 0.5):6.2f} ms   p99 {1000 * percentile(f_lat, 0.99):6.2f} ms"
         )
 
-        env = {
-            **os.environ,
-            "SCORPION_REDIS_URL": redis_url,
-            "SCORPION_TEST_DEALS": str(DEAL),
-            "SCORPION_COUNTDOWN_SECONDS": "0.1",
-            "SCORPION_LOG_LEVEL": "warning",
-            "SCORPION_MESSAGE_CREDITS": "100000",
-            "SCORPION_RACE_TIME_LIMIT": "3600",
-        }
-        command = [sys.executable, "-m", "server.main", "--port", "0"]
-        if os.environ.get("BENCH_PROFILE"):  # profile the server: BENCH_PROFILE=/tmp/server.prof
-            command[1:1] = ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]]
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
-        assert process.stdout is not None
-        port = int(re.search(r":(\d+)/", process.stdout.readline()).group(1))  # type: ignore[union-attr]
+        process, port = start_server(
+            redis_url, test_deals=DEAL, countdown_seconds=0.1, message_credits=100000, race_time_limit=3600
+        )
         try:
             s_count, s_lat, errors = await drive_server(port, args.racers, args.seconds)
             s_rate = s_count / args.seconds
@@ -279,8 +232,7 @@ async def main() -> None:
                 f"load average after: {os.getloadavg()}; mean latency {1000 * statistics.mean(s_lat):.2f} ms"
             )
         finally:
-            process.send_signal(signal.SIGINT)
-            process.wait(20)
+            stop_server(process)
             await redis.stop()
 
 

@@ -239,7 +239,12 @@ class Store:
 
     def __init__(self, url: str, daily_secret: str = "") -> None:
         self.configured_secret = daily_secret
-        self.redis: aioredis.Redis = aioredis.Redis.from_url(url, decode_responses=True)
+        # A blocking pool: a burst of requests waits for a free connection instead of
+        # failing with "too many connections" (a Lua call is short; the wait is too).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=64, timeout=20, decode_responses=True
+        )
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._act = self.redis.register_script(_ACT)
         self._set_status = self.redis.register_script(_SET_STATUS)
         self._end = self.redis.register_script(_END)
