@@ -17,17 +17,18 @@ import logging
 import os
 import socket
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar
 
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from protocol.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, decode, format_of
+from protocol.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, Format, decode, encode, format_of
 from protocol.error import ErrorCode, ProtocolError
 from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_RESTART, State
 from protocol.game import VARIANTS
@@ -102,6 +103,8 @@ __all__ = ["ScorpionServer"]
 
 log = logging.getLogger("scorpion.server")
 
+FRAME_CACHE = 4096
+"""Encoded spectator frames kept (a few seconds of every live game's events)."""
 RESUME_BATCH_LIMIT = 100
 """Missed events above which a resuming client gets a snapshot instead of a batch."""
 
@@ -126,6 +129,7 @@ class ScorpionServer:
         self.followed: set[str] = set()
         self.board_watchers: dict[tuple[str, str], set[Session]] = {}
         self.list_watchers: set[Session] = set()
+        self.frames: OrderedDict[tuple[str, int, str], bytes | str] = OrderedDict()
         self.spectator_totals: dict[str, int] = {}
         self.stopping = False
         self.web_dir = _find_web_dir(config.web_dir)
@@ -658,6 +662,18 @@ class ScorpionServer:
             loop = asyncio.get_running_loop()
             for session in list(self.watchers.get(game_id, ())):
                 loop.call_later(wait, session.deliver, game_id, version, event, True)
+        elif event["type"] in ("move", "status"):
+            # One encoding, written straight to every spectator that is keeping up
+            # (websockets' broadcast); the others go through their bounded queues.
+            direct: dict[Format, list[ServerConnection]] = {}
+            for session in list(self.watchers.get(game_id, ())):
+                if session.takes_broadcast(game_id, version):
+                    session.watching[game_id] = version
+                    direct.setdefault(session.fmt, []).append(session.ws)
+                else:
+                    session.deliver(game_id, version, event, spectator=True)
+            for fmt, connections in direct.items():
+                broadcast(connections, self.spectator_frame(game, version, event, fmt))
         else:
             for session in list(self.watchers.get(game_id, ())):
                 session.deliver(game_id, version, event, spectator=True)
@@ -1065,6 +1081,21 @@ class ScorpionServer:
         return self.test_deals.pop(0) if len(self.test_deals) > 1 else self.test_deals[0]
 
     # spectating (live list and watching) -------------------------------------------------------
+
+    def spectator_frame(
+        self, game: LiveGame, version: int, event: dict[str, Any], fmt: Format
+    ) -> bytes | str:
+        """Return the encoded spectator frame of an event, encoding it once for the whole crowd."""
+        key = (game.game_id, version, fmt)
+        frame = self.frames.get(key)
+        if frame is None:
+            projected = project(game, version, event, None)
+            assert projected is not None
+            frame = encode(projected, fmt)
+            self.frames[key] = frame
+            if len(self.frames) > FRAME_CACHE:
+                self.frames.popitem(last=False)
+        return frame
 
     def spectator_count(self, game_id: str) -> int:
         """Return how many spectators this node has for a game."""

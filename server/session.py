@@ -27,6 +27,8 @@ __all__ = ["Session"]
 
 log = logging.getLogger("scorpion.session")
 _ids = itertools.count(1)
+BROADCAST_BUFFER = 64 * 1024
+"""Bytes waiting in a socket's buffer above which a connection no longer takes broadcasts."""
 
 
 class Session:
@@ -49,6 +51,7 @@ class Session:
         self.out: deque[tuple[Any, ...]] = deque()
         self.wake = asyncio.Event()
         self.events_queued = 0
+        self.busy = False
         self.closed = False
         self.closing = False
         self.forgotten = False
@@ -122,6 +125,18 @@ class Session:
         follows[game_id] = version
         self._put(("event", game_id, version, event, spectator))
 
+    def takes_broadcast(self, game_id: str, version: int) -> bool:
+        """Tell whether a spectator event may skip the queue and be written right away.
+
+        Only when nothing is queued or being written (order is kept), the event is the next
+        version, and the socket's write buffer is small (a slow reader goes through the
+        bounded queue and its resyncs instead).
+        """
+        if self.out or self.busy or self.closing or self.watching.get(game_id) != version - 1:
+            return False
+        transport = self.ws.transport
+        return transport is not None and transport.get_write_buffer_size() < BROADCAST_BUFFER
+
     async def run_writer(self) -> None:
         """Send queued items in order until the connection closes."""
         try:
@@ -130,14 +145,19 @@ class Session:
                     self.wake.clear()
                     await self.wake.wait()
                 item = self.out.popleft()
+                self.busy = True
                 if item[0] in ("event", "gap"):
                     self.events_queued -= 1
                 elif item[0] == "close":
                     await self.ws.close(item[1], item[2])
                     return
                 for message in await self._materialize(item):
+                    if isinstance(message, (bytes, str)):
+                        await self.ws.send(message)  # a frame encoded once for every spectator
+                        continue
                     self.flow.sent(message)
                     await self.ws.send(encode(message, self.fmt))
+                self.busy = False
         except ConnectionClosed:
             pass
         except asyncio.CancelledError:
@@ -147,7 +167,7 @@ class Session:
             with contextlib.suppress(Exception):
                 await self.ws.close(1011, "internal error")
 
-    async def _materialize(self, item: tuple[Any, ...]) -> list[Message]:
+    async def _materialize(self, item: tuple[Any, ...]) -> list[Message | bytes | str]:
         kind = item[0]
         if kind == "msg":
             message: Message = item[1]
@@ -158,6 +178,8 @@ class Session:
             game = race.games.get(game_id)
             if game is None:
                 return []
+            if spectator and event["type"] in ("move", "status"):
+                return [self.app.spectator_frame(game, version, event, self.fmt)]
             projected = project(game, version, event, None if spectator else self.player)
             return [projected] if projected is not None else []
         if kind == "gap":
@@ -165,7 +187,7 @@ class Session:
             game = race.games.get(game_id)
             if game is None:
                 return []
-            out = []
+            out: list[Message | bytes | str] = []
             for version, raw in await self.app.store.events(game_id, after):
                 if version > upto:
                     break

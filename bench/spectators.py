@@ -1,0 +1,201 @@
+"""Crowd benchmark: one race watched by many spectators over two server processes.
+
+Prints figures; asserts nothing. A racer on node A makes moves at a steady pace; the
+spectators are split between node A and node B. For every move we record the time the
+racer's ack arrives and the time each spectator receives the event of that version:
+delivery latency = receipt - ack. The racer's ack latency is measured first without the
+crowd, then with it.
+
+Usage: python bench/spectators.py [--spectators 1000] [--moves 60] [--pace 0.05]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import random
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support import BenchClient, machine, percentile, start_server, stop_server
+
+from protocol.codec import MSGPACK, decode_dict, encode
+from protocol.game import Board, move_json
+from protocol.message import Hello, Watch
+from server.embedded import EmbeddedRedis
+
+DEAL = 271828182845
+
+
+async def racing_moves(
+    racer: BenchClient, start: dict[str, Any], moves: int, pace: float, board: Board, acks: dict[int, float]
+) -> list[float]:
+    """Make up to ``moves`` legal moves (undoing when stuck); return the ack latencies."""
+    rng = random.Random(len(acks))
+    latencies = []
+    version = max(acks, default=start["v"])
+    for _ in range(moves):
+        candidates = [m for m in board.legal_moves() if not m.is_deal]
+        rng.shuffle(candidates)
+        chosen = None
+        for move in candidates:
+            board.push(move)
+            alive = board.status().value == "in_play"
+            board.pop()
+            if alive:
+                chosen = move
+                break
+        began = time.monotonic()
+        if chosen is None:
+            answer = await racer.request({"type": "undo", "game": start["game"], "v": version})
+            board.pop()
+        else:
+            answer = await racer.request(
+                {"type": "move", "game": start["game"], "v": version, "move": move_json(chosen)}
+            )
+            board.push(chosen)
+        now = time.monotonic()
+        latencies.append(now - began)
+        if answer["type"] != "accepted":
+            raise RuntimeError(f"the racer's action was refused: {answer}")
+        version = answer["v"]
+        acks[version] = now
+        await asyncio.sleep(pace)
+    return latencies
+
+
+async def spectator(url: str, room: str, receipts: list[dict[int, float]], joined: list[int]) -> None:
+    ws = await connect(url, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
+    await ws.send(encode(Hello(name="Fan"), MSGPACK))
+    await ws.recv()
+    await ws.send(encode(Watch(room=room), MSGPACK))
+    mine: dict[int, float] = {}
+    receipts.append(mine)
+    joined.append(1)
+    try:
+        async for frame in ws:
+            data = decode_dict(frame, MSGPACK, limit=1 << 22)
+            if data["type"] == "spectate_event":
+                mine[data["v"]] = time.monotonic()
+            elif data["type"] == "race_ended":
+                break
+    finally:
+        await ws.close()
+
+
+async def crowd(urls: list[str], room: str, count: int, conn: Any) -> None:
+    """Run ``count`` spectators (in their own process); report receipt times when told."""
+    receipts: list[dict[int, float]] = []
+    joined: list[int] = []
+    tasks = []
+    for index in range(count):
+        tasks.append(asyncio.create_task(spectator(urls[index % len(urls)], room, receipts, joined)))
+        if index % 100 == 99:
+            await asyncio.sleep(0.2)
+    while len(joined) < count:
+        await asyncio.sleep(0.1)
+    conn.send("joined")
+    await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # wait for "report"
+    conn.send(receipts)
+    for task in tasks:
+        task.cancel()
+
+
+def crowd_process(urls: list[str], room: str, count: int, conn: Any) -> None:
+    """Process entry point of the crowd."""
+    resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+    asyncio.run(crowd(urls, room, count, conn))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--spectators", type=int, default=1000)
+    parser.add_argument("--moves", type=int, default=60)
+    parser.add_argument("--pace", type=float, default=0.05)
+    args = parser.parse_args()
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = EmbeddedRedis(Path(tmp) / "redis")
+        redis_url = await redis.start()
+        settings = {
+            "test_deals": DEAL,
+            "countdown_seconds": 0.1,
+            "message_credits": 100_000,
+            "send_queue": 256,
+        }
+        node_a, port_a = start_server(redis_url, **settings)
+        node_b, port_b = start_server(redis_url, **settings)
+        url_a, url_b = f"ws://127.0.0.1:{port_a}/", f"ws://127.0.0.1:{port_b}/"
+        try:
+            print(f"machine: {machine()}")
+            print(f"{args.spectators} spectators over two server processes; {args.moves} moves per phase")
+            ann_ws = await connect(url_a, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
+            bob_ws = await connect(url_a, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
+            ann, bob = BenchClient(ann_ws), BenchClient(bob_ws)
+            await ann.request({"type": "hello", "name": "Ann"})
+            await bob.request({"type": "hello", "name": "Bob"})
+            room = await ann.request(
+                {"type": "room_create", "variant": "scorpion", "options": {"undo": True}}
+            )
+            await bob.request({"type": "room_join", "room": room["room"]})
+            await bob.request({"type": "ready", "ready": True})
+            await ann.request({"type": "room_start"})
+            start = await ann.expect("race_started")
+            board = Board.new("scorpion", DEAL)
+            acks: dict[int, float] = {}
+            alone = await racing_moves(ann, start, args.moves, args.pace, board, acks)
+
+            # The crowd runs in its own process so that decoding its frames does not
+            # delay the racer's acks in this one.
+            parent, child = multiprocessing.Pipe()
+            spectators = multiprocessing.Process(
+                target=crowd_process, args=([url_a, url_b], room["room"], args.spectators, child)
+            )
+            spectators.start()
+            await asyncio.get_running_loop().run_in_executor(None, parent.recv)  # "joined"
+            await asyncio.sleep(1.0)
+            crowd_acks: dict[int, float] = {max(acks): 0.0}
+            crowded = await racing_moves(ann, start, args.moves, args.pace, board, crowd_acks)
+            del crowd_acks[max(acks)]
+            await asyncio.sleep(2.0)
+            parent.send("report")
+            receipts = await asyncio.get_running_loop().run_in_executor(None, parent.recv)
+            spectators.join(10)
+            delays = [mine[v] - at for mine in receipts for v, at in crowd_acks.items() if v in mine]
+            expected = len(crowd_acks) * args.spectators
+            print(
+                f"delivery ack->spectator: p50 {1000 * percentile(delays, 0.5):7.1f} ms   "
+                f"p99 {1000 * percentile(delays, 0.99):7.1f} ms   (goal p99 <= 250 ms; "
+                f"{len(delays)} of {expected} deliveries seen)"
+            )
+            p99_alone, p99_crowd = percentile(alone, 0.99), percentile(crowded, 0.99)
+            print(
+                f"racer ack without crowd: p50 {1000 * percentile(alone, 0.5):6.2f} ms  "
+                f"p99 {1000 * p99_alone:6.2f} ms"
+            )
+            print(
+                f"racer ack with crowd:    p50 {1000 * percentile(crowded, 0.5):6.2f} ms  "
+                f"p99 {1000 * p99_crowd:6.2f} ms  ({p99_crowd / p99_alone:.2f}x; goal <= 1.2x)"
+            )
+            await ann.request({"type": "resign", "game": start["game"], "v": max(crowd_acks)})
+            print(f"after: {machine()}")
+        finally:
+            stop_server(node_a)
+            stop_server(node_b)
+            await redis.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
