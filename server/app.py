@@ -862,7 +862,7 @@ class ScorpionServer:
         assert session.player is not None
         date = self.daily.today()
         deal = await self.daily.deal(date, message.variant)
-        attempt, done = await self.store.daily_attempt(date, message.variant, session.player)
+        attempt, done = await self.attempt_over(date, message.variant, session.player)
         previous = None
         before = self.daily.previous_day(date)
         revealed = await self.store.daily_deal(before, message.variant)
@@ -886,7 +886,7 @@ class ScorpionServer:
         date = self.daily.today()
         variant = message.variant
         deal = await self.daily.deal(date, variant)
-        attempt, done = await self.store.daily_attempt(date, variant, session.player)
+        attempt, done = await self.attempt_over(date, variant, session.player)
         keep = self.daily.keep_ms
         if message.practice:
             if not done:
@@ -927,11 +927,23 @@ class ScorpionServer:
             game_id=game_id,
         )
 
+    async def attempt_over(self, date: str, variant: str, player: str) -> tuple[str | None, bool]:
+        """Return the player's ranked attempt of a day and whether it is over.
+
+        The attempt's game ending counts too: its end is published a moment before the
+        node that ended it records the attempt as over.
+        """
+        attempt, done = await self.store.daily_attempt(date, variant, player)
+        if attempt is not None and not done:
+            record = await self.store.game(attempt)
+            done = record is not None and record.meta.get("state") != "racing"
+        return attempt, done
+
     async def may_see_daily(self, player: str | None, game: LiveGame) -> bool:
         """Tell whether a player may see a daily game: only once their own attempt is over."""
         if game.daily is None or player is None:
             return game.daily is None
-        _, done = await self.store.daily_attempt(game.daily, game.variant, player)
+        _, done = await self.attempt_over(game.daily, game.variant, player)
         return done
 
     async def _race_done(

@@ -40,6 +40,19 @@ async def play_to_the_end(client: Client, start: dict[str, Any], number: int) ->
     return answer
 
 
+async def eventually(
+    client: Client, request: dict[str, Any], ready: Any, timeout: float = 10.0
+) -> dict[str, Any]:
+    """Repeat a query until its answer satisfies ``ready`` (results are recorded just after
+    the end of a game is published)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        answer = await client.request(request)
+        if ready(answer) or asyncio.get_running_loop().time() > deadline:
+            return answer
+        await asyncio.sleep(0.05)
+
+
 async def test_one_ranked_attempt_a_second_is_refused_then_practice_is_allowed(
     local_node: Any, open_client: Any
 ) -> None:
@@ -104,8 +117,7 @@ async def test_an_attempt_that_straddles_midnight_belongs_to_the_day_it_started(
     node.clock.now = midnight + 5
     await ann.request({"type": "resign", "game": start["game"], "v": start["v"]})
     await ann.expect("race_ended")
-    await asyncio.sleep(0.2)
-    old = await ann.request({"type": "leaderboard", "date": day})
+    old = await eventually(ann, {"type": "leaderboard", "date": day}, lambda a: a["entries"])
     new = await ann.request({"type": "leaderboard"})
     assert [e["player"] for e in old["entries"]] == [ann.player]
     assert new["date"] != day and new["entries"] == []
@@ -178,7 +190,6 @@ async def test_a_player_cannot_watch_a_daily_game_before_finishing_their_own_att
     own = await bob.request({"type": "daily_start"})
     await bob.request({"type": "resign", "game": own["game"], "v": own["v"]})
     await bob.expect("race_ended")
-    await asyncio.sleep(0.1)
     watching = await bob.request({"type": "watch", "game": start["game"]})
     assert watching["type"] == "spectate"
 
@@ -195,8 +206,15 @@ async def test_statistics_count_games_wins_scores_and_streaks_per_variant(
     solo = await ann.request({"type": "solo_new", "variant": "wasp"})
     await ann.request({"type": "resign", "game": solo["game"], "v": solo["v"]})
     await ann.expect("race_ended", game=solo["game"])
-    await asyncio.sleep(0.1)
-    stats = await ann.request({"type": "stats"})
+    stats = await eventually(
+        ann,
+        {"type": "stats"},
+        lambda a: (
+            {r["variant"] for r in a["stats"]} == {"scorpion", "wasp"}
+            and all(r["started"] == 1 for r in a["stats"])
+            and any(r["dailies"] == 1 for r in a["stats"])
+        ),
+    )
     by_variant = {row["variant"]: row for row in stats["stats"]}
     scorpion, wasp = by_variant["scorpion"], by_variant["wasp"]
     assert scorpion["started"] == 1 and scorpion["dailies"] == 1
@@ -218,7 +236,7 @@ async def test_forget_me_removes_saved_games_statistics_leaderboard_entries_and_
     await ann.expect("race_ended")
     saved = await ann.request({"type": "solo_new"})
     assert saved["type"] == "race_started"
-    await asyncio.sleep(0.1)
+    await eventually(ann, {"type": "leaderboard"}, lambda a: a["entries"])
     forgotten = await ann.request({"type": "forget_me"})
     assert forgotten["type"] == "forgotten"
     removed = forgotten["removed"]
