@@ -325,11 +325,7 @@ class ScorpionServer:
             session.writer.cancel()
         for game_id in list(session.watching):
             await self._stop_watching(session, game_id)
-        if session in self.list_watchers:
-            self.list_watchers.discard(session)
-            if not self.list_watchers:
-                with contextlib.suppress(Exception):
-                    await self.hub.unsubscribe(LIVE_CHANNEL, self._on_live_change)
+        await self._stop_following_list(session)
         for key in list(session.boards):
             watchers = self.board_watchers.get(key, set())
             watchers.discard(session)
@@ -523,9 +519,9 @@ class ScorpionServer:
 
     async def on_queue_join(self, session: Session, message: QueueJoin) -> None:
         assert session.player is not None
-        await self.store.enqueue(message.variant, session.player, now_ms())
+        waiting = await self.store.enqueue(message.variant, session.player, now_ms())
         session.queued = message.variant
-        session.send(Queued(variant=message.variant, waiting=0, ref=message.ref))
+        session.send(Queued(variant=message.variant, waiting=waiting, ref=message.ref))
         session.queue_timer = self.spawn(self._queue_timeout(session, message.variant))
         matched = await self.store.match(message.variant, self.config.quick_match_size)
         if matched:
@@ -1129,6 +1125,15 @@ class ScorpionServer:
                 await self.hub.subscribe(LIVE_CHANNEL, self._on_live_change)
             self.list_watchers.add(session)
             session.list_variant = message.variant
+        else:
+            await self._stop_following_list(session)
+
+    async def _stop_following_list(self, session: Session) -> None:
+        if session in self.list_watchers:
+            self.list_watchers.discard(session)
+            if not self.list_watchers:
+                with contextlib.suppress(Exception):
+                    await self.hub.unsubscribe(LIVE_CHANNEL, self._on_live_change)
 
     async def on_watch(self, session: Session, message: Watch) -> None:
         game_id = message.game

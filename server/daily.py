@@ -13,8 +13,10 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
+import multiprocessing
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, ReserveRule
@@ -113,7 +115,11 @@ class DailyService:
 
     async def _choose(self, date: str, variant: str) -> DailyDeal:
         secret = await self.store.daily_secret()
-        number = await asyncio.to_thread(choose_number, secret, date, variant)
+        # The search is pure-Python CPU work: run it in another process so it never holds
+        # the event loop (a thread would, through the GIL).
+        loop = asyncio.get_running_loop()
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            number = await loop.run_in_executor(pool, choose_number, secret, date, variant)
         salt = hmac.new(secret.encode(), f"salt:{date}:{variant}".encode(), hashlib.sha256).hexdigest()[:32]
         proposal = {"number": str(number), "salt": salt, "commitment": deal_commitment(number, salt)}
         stored = await self.store.set_daily_deal(date, variant, proposal, self.keep_ms)

@@ -85,6 +85,9 @@ class Session:
         """
         if self.closed:
             return
+        # The state follows what the server has decided to say, in that order: a request
+        # that arrives right after hello is checked against the state welcome leads to.
+        self.flow.sent(message)
         self.out.append(("msg", message))
         self.wake.set()
 
@@ -155,7 +158,8 @@ class Session:
                     if isinstance(message, (bytes, str)):
                         await self.ws.send(message)  # a frame encoded once for every spectator
                         continue
-                    self.flow.sent(message)
+                    if item[0] != "msg":
+                        self.flow.sent(message)  # events: the state moves as they go out
                     await self.ws.send(encode(message, self.fmt))
                 self.busy = False
         except ConnectionClosed:

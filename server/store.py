@@ -385,9 +385,16 @@ class Store:
 
     # -- quick match --------------------------------------------------------------------
 
-    async def enqueue(self, variant: str, player_id: str, now_ms: int) -> None:
-        """Put a player in the quick-match queue of ``variant`` (keeping an earlier place)."""
-        await self.redis.zadd(f"queue:{variant}", {player_id: now_ms}, nx=True)
+    async def enqueue(self, variant: str, player_id: str, now_ms: int) -> int:
+        """Put a player in the quick-match queue of ``variant`` (keeping an earlier place).
+
+        Return how many players wait, this one included.
+        """
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(f"queue:{variant}", {player_id: now_ms}, nx=True)
+            pipe.zcard(f"queue:{variant}")
+            _, waiting = await pipe.execute()
+        return int(waiting)
 
     async def dequeue(self, variant: str, player_id: str) -> bool:
         """Take a player out of the queue; tell whether they were in it."""

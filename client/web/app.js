@@ -60,6 +60,8 @@ const S = {
   games: new Map(),          // live games list
   linkRoom: new URLSearchParams(location.search).get("room"),
   daily: null,
+  outbox: [],                // lobby requests made before the server's welcome
+  followingGames: false,
 };
 
 const serverNow = () => Date.now() + S.offset;
@@ -84,6 +86,7 @@ const link = new Link(wsUrl, { onMessage, onOpen, onState });
 
 function onOpen() {
   S.welcomed = false;
+  S.outbox = [];
   S.pending = null;
   sayHello();
 }
@@ -94,7 +97,16 @@ function sayHello() {
   link.send(hello);
 }
 
-function onState(state) {
+const CLOSE_REASONS = {
+  1001: "The server is shutting down; trying again…",
+  1008: "The server closed the connection: too many messages too fast. Reconnecting…",
+  1009: "The server refused a message that was too large. Reconnecting…",
+  1011: "The server failed; reconnecting and resuming…",
+  1012: "The server is restarting; reconnecting…",
+};
+
+function onState(state, event) {
+  if (event && CLOSE_REASONS[event.code]) notify(CLOSE_REASONS[event.code]);
   const conn = $("conn");
   conn.dataset.state = state;
   conn.textContent = { connecting: "Connecting…", open: "Online", reconnecting: "Reconnecting…", closed: "Offline" }[state];
@@ -103,6 +115,10 @@ function onState(state) {
 }
 
 function send(message) {
+  if (!S.welcomed && link.isOpen) {
+    S.outbox.push(message);          // sent as soon as the server has welcomed us
+    return null;
+  }
   const ref = link.send(message);
   if (ref === null) notify("Not connected to the server: reconnecting…");
   return ref;
@@ -133,7 +149,12 @@ function showError(msg) {
 // ---------------------------------------------------------------- screens
 
 function setMode(mode) {
+  if (mode !== "room" && location.search) history.replaceState(null, "", location.pathname);
   if (mode !== S.mode && $("notice-text").textContent.startsWith("Hint")) $("notice").hidden = true;
+  // The live games list is only shown in the lobby: follow it only there.
+  const follow = mode === "lobby";
+  if (S.welcomed && follow !== S.followingGames) send({ type: "games_list", subscribe: follow });
+  S.followingGames = S.welcomed && follow;
   S.mode = mode;
   for (const name of ["lobby", "room", "queue", "game", "watch"]) $(`screen-${name}`).hidden = name !== mode;
   if (mode === "lobby") {
@@ -188,9 +209,12 @@ function onWelcome(msg) {
   localStorage.setItem("scorpion.token", msg.token);
   localStorage.setItem("scorpion.name", msg.name);
   S.offset = msg.now - Date.now();
-  send({ type: "games_list", subscribe: false });
+  S.followingGames = S.mode === "lobby";
+  send({ type: "games_list", subscribe: S.followingGames });
   refreshLobby(true);
 
+  const early = S.outbox.splice(0);
+  for (const message of early) send(message);
   const live = msg.games || [];
   if (S.game && (!S.game.ended || live.includes(S.game.id))) {
     send({ type: "resume", game: S.game.id, v: S.game.v });
@@ -200,7 +224,7 @@ function onWelcome(msg) {
     send({ type: "room_join", room: S.room.room });
   } else if (S.mode === "queue" && S.queueVariant) {
     send({ type: "queue_join", variant: S.queueVariant });
-  } else if (S.mode === "watch" && S.watch) {
+  } else if (S.mode === "watch" && S.watch && !S.watch.ended) {
     send({ type: "watch", game: S.watch.id });
   } else if (S.linkRoom) {
     const code = S.linkRoom.toUpperCase();
@@ -300,6 +324,7 @@ function onRoom(msg) {
   if (S.mode !== "room") S.countdownStart = null;
   setMode("room");
   const url = `${location.origin}/?room=${msg.room}`;
+  history.replaceState(null, "", `${location.pathname}?room=${msg.room}`);   // a reload re-joins
   $("room-code").textContent = msg.room;
   $("room-link").value = url;
   const opts = msg.options || {};
@@ -330,6 +355,7 @@ function onRoom(msg) {
   $("btn-ready").setAttribute("aria-pressed", String(ready));
   $("btn-ready").textContent = ready ? "Ready ✓ (click to unready)" : "I'm ready";
   const host = msg.host === S.me.player;
+  $("btn-ready").hidden = host;                    // the host is ready by starting
   $("btn-start").hidden = !host;
   $("btn-start").disabled = !(allReady && msg.players.length >= 2);
   $("btn-start").title = msg.players.length < 2 ? "Waiting for a second player" : allReady ? "" : "Waiting for everyone to be ready";
@@ -363,9 +389,11 @@ function onMatchFound(msg) {
 
 function newGame(msg) {
   const racers = new Map();
+  // Everyone starts from the same deal: the opening summary follows from the opening view.
+  const down = msg.view.columns.flat().filter((card) => card === null).length;
   for (const r of msg.roster) {
     racers.set(r.player, { name: r.name, status: "playing",
-      summary: { score: 0, runs: 0, face_down_left: null, moves: 0, reserve_left: msg.view.reserve_left, state: "in_play" } });
+      summary: { score: 0, runs: 0, face_down_left: down, moves: 0, reserve_left: msg.view.reserve_left, state: "in_play" } });
   }
   return {
     id: msg.game, v: msg.v, variant: msg.variant, options: msg.options || {}, start: msg.start,
@@ -903,9 +931,9 @@ function refreshLobby(subscribe) {
 function onDaily(msg) {
   if (msg.variant !== $("variant").value) return;
   S.daily = msg;
-  const ends = new Date(msg.ends - S.offset);
-  const until = ends.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  let text = `${msg.date}: ${VARIANT_TITLE[msg.variant]}, one ranked attempt each, open until ${until}.`;
+  const left = Math.max(0, Math.round((msg.ends - serverNow()) / 60000));
+  const until = left >= 60 ? `${Math.floor(left / 60)} h ${left % 60} min` : `${left} min`;
+  let text = `${msg.date}: ${VARIANT_TITLE[msg.variant]}, one ranked attempt each, ${until} left.`;
   if (msg.played && !msg.finished) text = `${msg.date}: your ranked attempt is under way.`;
   else if (msg.finished) text = `${msg.date}: you have played your ranked attempt. You may practise the deal again.`;
   $("daily-info").textContent = text;

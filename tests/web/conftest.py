@@ -1,0 +1,81 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright, and real server processes.
+
+The tests do not skip when Chromium is missing: CI (``.ci/run``) installs it, so its
+absence is a failure to report, not a reason to stay silent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from tests.server.conftest import start_node  # noqa: F401
+
+CHROMIUM = os.environ.get("SCORPION_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Launch one headless Chromium for the whole session."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    """Return the (git-ignored) folder where screenshots are kept."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+PageFactory = Callable[..., Page]
+expect.set_options(timeout=10_000)
+
+
+@pytest.fixture
+def open_page(browser: Browser) -> Iterator[PageFactory]:
+    """Open pages, each in its own context (its own localStorage: its own player)."""
+    contexts: list[BrowserContext] = []
+    problems: list[str] = []
+
+    def open_(url: str, name: str, viewport: dict[str, int] | None = None, **extra: Any) -> Page:
+        context = browser.new_context(viewport=viewport or DESKTOP, **extra)
+        context.set_default_timeout(10_000)
+        context.add_init_script(
+            f"if (!localStorage.getItem('scorpion.name')) localStorage.setItem('scorpion.name', {name!r});"
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: problems.append(f"{name}: {error}"))
+        page.goto(url)
+        page.wait_for_selector("#conn[data-state=open]")
+        # The server answers a session's messages in order, and the first daily_info of a
+        # day picks and proves the day's deal (seconds on a busy machine): let it finish
+        # so that it does not eat into the time limits of the steps that follow.
+        expect(page.locator("#daily-info")).not_to_contain_text("Asking", timeout=60_000)
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert not problems, f"JavaScript errors: {problems}"

@@ -1,0 +1,278 @@
+"""End-to-end: real browsers race, watch and reconnect against a real server process."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from protocol.game import Board, Move, card_text, player_view
+
+from ..server.conftest import NodeFactory
+from .conftest import PHONE, PageFactory
+
+DEAL = 1234567890123
+TOP_STRIP = {"x": 8, "y": 6}  # the visible strip of a card that others cover
+
+
+def base_url(node: object) -> str:
+    return f"http://127.0.0.1:{node.port}/"  # type: ignore[attr-defined]
+
+
+def card_move(board: Board, *, single_target: bool = False) -> Move:
+    """Return a legal card move (one whose card fits in exactly one place if asked)."""
+    moves = [m for m in board.legal_moves() if not m.is_deal]
+    if single_target:
+        moves = [m for m in moves if sum(1 for o in moves if o.card == m.card) == 1]
+    assert moves, "the test deal has no such move"
+    return moves[0]
+
+
+def click_move(page: Page, move: Move) -> None:
+    """Play ``move`` the way a player does: click the card, then the destination column."""
+    page.click(f"#board .card[data-card='{card_text(move.card)}']", position=TOP_STRIP)
+    destination = page.locator(f"#board .column[data-col='{move.target + 1}']")
+    expect(destination).to_have_class("column target")
+    destination.click(position={"x": 5, "y": 5})
+
+
+def exposed_cards(page: Page, board_selector: str) -> list[str | None]:
+    return page.eval_on_selector_all(
+        f"{board_selector} .column",
+        "cols => cols.map(c => { const up = c.querySelectorAll('.card.up'); "
+        "return up.length ? up[up.length - 1].dataset.card : null; })",
+    )
+
+
+def engine_exposed(board: Board) -> list[str | None]:
+    return [col[-1] if col else None for col in player_view(board).as_dict()["columns"]]  # type: ignore[index]
+
+
+def racer(page: Page, name: str) -> object:
+    return page.locator("#racers li", has_text=name)
+
+
+def start_friend_race(node: object, open_page: PageFactory) -> tuple[Page, Page]:
+    ann = open_page(base_url(node), "Ann")
+    ann.click("#btn-create")
+    expect(ann.locator("#screen-room")).to_be_visible()
+    link = ann.input_value("#room-link")
+    code = ann.inner_text("#room-code")
+    assert link.endswith(f"/?room={code}")
+    bob = open_page(link, "Bob", viewport=PHONE, has_touch=True, is_mobile=True)
+    expect(bob.locator("#screen-room")).to_be_visible()
+    expect(bob.locator("#room-code")).to_have_text(code)
+    expect(ann.locator("#room-players li")).to_have_count(2)
+    expect(ann.locator("#btn-start")).to_be_disabled()
+    bob.click("#btn-ready")
+    expect(ann.locator("#btn-start")).to_be_enabled()
+    ann.click("#btn-start")
+    for page in (ann, bob):
+        expect(page.locator("#screen-game")).to_be_visible()
+    return ann, bob
+
+
+def test_two_pages_race_a_third_watches_and_both_see_the_result(
+    start_node: NodeFactory, open_page: PageFactory, artifacts: Path
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann, bob = start_friend_race(node, open_page)
+    board = Board.new("scorpion", DEAL)
+    assert exposed_cards(ann, "#board") == engine_exposed(board)
+    assert exposed_cards(bob, "#board") == engine_exposed(board)
+
+    # Ann moves by click + click; Bob sees her progress (never her board).
+    move = card_move(board)
+    click_move(ann, move)
+    board.push(move)
+    expect(ann.locator("#moves")).to_have_text("1")
+    assert exposed_cards(ann, "#board") == engine_exposed(board)
+    expect(racer(bob, "Ann")).to_contain_text("1 moves")
+    assert exposed_cards(bob, "#board") == engine_exposed(Board.new("scorpion", DEAL))
+
+    # Carol opens the site, finds the race in the live games list and watches it.
+    carol = open_page(base_url(node), "Carol")
+    game = carol.locator("#games li", has_text="Ann vs Bob")
+    expect(game).to_be_visible()
+    game.get_by_role("button", name="Watch").click()
+    expect(carol.locator("#screen-watch")).to_be_visible()
+    expect(carol.locator(".watch-board")).to_have_count(2)
+    ann_board = ".watch-board:has(h3:has-text('Ann')) .board"
+    assert exposed_cards(carol, ann_board) == engine_exposed(board)
+
+    # Ann's second move, by double-click (auto-move to the only place it fits).
+    move = card_move(board, single_target=True)
+    ann.dblclick(f"#board .card[data-card='{card_text(move.card)}']", position=TOP_STRIP)
+    board.push(move)
+    expect(ann.locator("#moves")).to_have_text("2")
+    expect(racer(bob, "Ann")).to_contain_text("2 moves")
+    expect(carol.locator(".watch-board", has_text="Ann")).to_contain_text("2 moves")
+    assert exposed_cards(carol, ann_board) == engine_exposed(board)
+
+    ann.screenshot(path=str(artifacts / "race-desktop.png"))
+    bob.screenshot(path=str(artifacts / "race-phone.png"), full_page=True)
+    carol.screenshot(path=str(artifacts / "spectator-desktop.png"), full_page=True)
+
+    # Bob resigns; Ann sees it; then Ann resigns and everyone sees the standings.
+    bob.click("#btn-resign")
+    bob.click("#btn-resign-yes")
+    expect(bob.locator("#game-status")).to_contain_text("you resigned")
+    expect(racer(ann, "Bob").locator(".tag")).to_have_text("resigned")
+    expect(ann.locator("#btn-resign")).to_be_enabled()
+    ann.click("#btn-resign")
+    ann.click("#btn-resign-yes")
+    for page in (ann, bob, carol):
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#standings tr")).to_have_count(2)
+        expect(page.locator("#result-deal")).to_contain_text(str(DEAL))
+    expect(ann.locator("#standings tr", has_text="Ann")).to_contain_text("resigned")
+    ann.screenshot(path=str(artifacts / "result-desktop.png"))
+    ann.click("#btn-result-close")
+    expect(ann.locator("#screen-lobby")).to_be_visible()
+
+
+def test_keyboard_play_hints_undo_and_a_resume_after_a_lost_connection(
+    start_node: NodeFactory, open_page: PageFactory, artifacts: Path
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann = open_page(base_url(node), "Ann")
+    ann.click("text=Race options")
+    ann.check("#opt-undo")
+    ann.check("#opt-hints")
+    ann.click("#btn-create")
+    expect(ann.locator("#room-link")).to_have_value(re.compile(r"/\?room=\w{6}$"))
+    link = ann.input_value("#room-link")
+    bob = open_page(link, "Bob")
+    bob.click("#btn-ready")
+    expect(ann.locator("#btn-start")).to_be_enabled()
+    ann.click("#btn-start")
+    expect(ann.locator("#screen-game")).to_be_visible()
+    board = Board.new("scorpion", DEAL)
+
+    # A hint highlights a card and its destination.
+    ann.keyboard.press("h")
+    expect(ann.locator("#board .card.hinted").first).to_be_visible()
+    expect(ann.locator("#board .column.hint-target")).to_have_count(1)
+
+    # Keyboard only: walk to the card with the arrows, Enter to pick, walk, Enter to drop.
+    move = card_move(board)
+    ann.locator("#board button[tabindex='0']").focus()
+    source, row = move.source + 1, board.columns[move.source].index(move.card)
+    for _ in range(10):
+        ann.keyboard.press("ArrowLeft")
+    for _ in range(source - 1):
+        ann.keyboard.press("ArrowRight")
+    up = len(board.columns[move.source]) - 1 - row
+    for _ in range(up):
+        ann.keyboard.press("ArrowUp")
+    assert ann.evaluate("document.activeElement.dataset.card") == card_text(move.card)
+    ann.keyboard.press("Enter")
+    expect(ann.locator("#board .card.selected").first).to_be_visible()
+    steps = move.target - move.source
+    for _ in range(abs(steps)):
+        ann.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
+    ann.keyboard.press("Enter")
+    board.push(move)
+    expect(ann.locator("#moves")).to_have_text("1")
+    assert exposed_cards(ann, "#board") == engine_exposed(board)
+
+    # Undo takes it back.
+    ann.keyboard.press("u")
+    board.pop()
+    expect(ann.locator("#moves")).to_have_text("0")
+    assert exposed_cards(ann, "#board") == engine_exposed(board)
+
+    # The connection drops; Bob moves meanwhile; Ann's page reconnects and resumes.
+    ann.evaluate("window.scorpion.link.ws.close(4000)")
+    expect(ann.locator("#conn")).not_to_have_attribute("data-state", "open")
+    bob_move = card_move(Board.new("scorpion", DEAL))
+    click_move(bob, bob_move)
+    expect(bob.locator("#moves")).to_have_text("1")
+    expect(ann.locator("#conn")).to_have_attribute("data-state", "open")
+    expect(racer(ann, "Bob")).to_contain_text("1 moves")
+    move = card_move(board)
+    click_move(ann, move)
+    board.push(move)
+    expect(ann.locator("#moves")).to_have_text("1")
+    assert exposed_cards(ann, "#board") == engine_exposed(board)
+
+    # Server errors are told in words: e.g. a room code that does not exist.
+    carol = open_page(base_url(node), "Carol", viewport=PHONE)
+    carol.fill("#join-code", "ZZZZZZ")
+    carol.click("#join-form button")
+    expect(carol.locator("#notice")).to_contain_text("No open room has that code")
+    carol.screenshot(path=str(artifacts / "lobby-phone.png"), full_page=True)
+
+
+def test_solo_game_replay_daily_leaderboard_and_stats(
+    start_node: NodeFactory, open_page: PageFactory, artifacts: Path
+) -> None:
+    node = start_node()
+    dana = open_page(base_url(node), "Dana", viewport=PHONE)
+    dana.click("#btn-solo")
+    expect(dana.locator("#screen-game")).to_be_visible()
+    expect(dana.locator("#game-status")).to_contain_text("solo")
+    expect(dana.locator("#racers-panel")).to_be_hidden()
+    expect(dana.locator("#btn-undo")).to_be_visible()
+    opening = exposed_cards(dana, "#board")
+
+    # Play the first hinted move by clicks, then resign and replay the same deal.
+    dana.click("#btn-hint")
+    hinted = dana.locator("#board .column.hint-target")
+    expect(hinted).to_have_count(1)
+    if dana.locator("#board .card.hinted").count():
+        dana.locator("#board .card.hinted").first.click(position=TOP_STRIP)
+        hinted.click(position={"x": 5, "y": 5})
+        expect(dana.locator("#moves")).to_have_text("1")
+    dana.click("#btn-resign")
+    dana.click("#btn-resign-yes")
+    expect(dana.locator("#result")).to_be_visible()
+    expect(dana.locator("#h-result")).to_contain_text("Game over")
+    dana.click("#btn-replay")
+    expect(dana.locator("#result")).to_be_hidden()
+    expect(dana.locator("#moves")).to_have_text("0")
+    assert exposed_cards(dana, "#board") == opening
+    dana.click("#btn-resign")
+    dana.click("#btn-resign-yes")
+    dana.click("#btn-result-close")
+
+    # Today's deal: one ranked attempt, then the leaderboard and the stats show it.
+    expect(dana.locator("#btn-daily")).to_be_enabled()
+    dana.click("#btn-daily")
+    expect(dana.locator("#game-status")).to_contain_text("ranked")
+    expect(dana.locator("#btn-hint")).to_be_hidden()
+    dana.click("#btn-resign")
+    dana.click("#btn-resign-yes")
+    expect(dana.locator("#result")).to_be_visible()
+    dana.click("#btn-result-close")
+    expect(dana.locator("#btn-daily")).to_be_disabled()
+    expect(dana.locator("#btn-practice")).to_be_visible()
+    expect(dana.locator("#leaderboard tr.me")).to_contain_text("Dana")
+    expect(dana.locator("#stats tr[data-variant='scorpion']")).to_be_visible()
+    dana.screenshot(path=str(artifacts / "lobby-after-daily-phone.png"), full_page=True)
+
+    # Forget me: the server erases the player; the page comes back as a new one.
+    old_token = dana.evaluate("localStorage.getItem('scorpion.token')")
+    dana.once("dialog", lambda dialog: dialog.accept())
+    dana.click("#btn-forget")
+    expect(dana.locator("#notice")).to_contain_text("The server has forgotten you")
+    expect(dana.locator("#conn")).to_have_attribute("data-state", "open")
+    expect(dana.locator("#stats")).to_contain_text("No game finished yet")
+    assert dana.evaluate("localStorage.getItem('scorpion.token')") not in (None, old_token)
+
+
+def test_quick_match_pairs_two_pages(start_node: NodeFactory, open_page: PageFactory) -> None:
+    node = start_node()
+    eve = open_page(base_url(node), "Eve")
+    fay = open_page(base_url(node), "Fay", viewport=PHONE)
+    for page in (eve, fay):
+        page.select_option("#variant", "wasp")
+        page.click("#btn-queue")
+        if page is eve:
+            expect(eve.locator("#queue-text")).to_contain_text("Looking for an opponent for Wasp")
+    for page in (eve, fay):
+        expect(page.locator("#screen-game")).to_be_visible()
+        expect(page.locator("#board")).to_have_attribute("data-variant", "wasp")
+    expect(racer(eve, "Fay")).to_be_visible()
+    expect(racer(fay, "Eve")).to_be_visible()
