@@ -65,9 +65,7 @@ def format_of(subprotocol: str | None) -> Format:
         return MSGPACK
     if subprotocol == JSON:
         return JSON
-    raise ProtocolError(
-        ErrorCode.BAD_FRAME, f"unknown subprotocol {subprotocol!r}: use {MSGPACK} or {JSON}"
-    )
+    raise ProtocolError(ErrorCode.BAD_FRAME, f"unknown subprotocol {subprotocol!r}: use {MSGPACK} or {JSON}")
 
 
 def to_dict(message: Message) -> dict[str, Any]:

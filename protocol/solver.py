@@ -15,12 +15,16 @@ proofs are in ``docs/solver.md``:
    sorts interchangeable columns (and the open reserve cells), and a group that may enter
    an empty column is sent to one representative empty column of each class only.
 2. *Forced links.* In Scorpion, Scorpion II and Three Blind Mice, once the reserve is
-   dealt (or at any time under the when-stuck rule), a move of card ``t-1`` onto ``t``
-   never turns a winnable position into an unwinnable one, so the search plays such a
-   move without trying its alternatives. What is left to decide is which King fills an
-   empty column, and when the reserve is dealt.
-3. *Dead positions.* In the same three variants, a face-down card covered directly by
-   the card one rank lower of its suit can never be turned up, so the position is lost.
+   dealt (or at any time under the when-stuck rule), moving ``t-1`` onto ``t`` when
+   ``t`` tops a rooted run (a face-up King-down run of one suit from row 0) never turns a
+   winnable position into an unwinnable one, so the search plays it without branching.
+3. *Buried successor.* In those three variants, a non-King card at or below the lowest
+   face-up row whose successor lies beneath it in its column can never join it: lost.
+4. *Sleeping deal.* Under the any-time rule, the deal is not tried again after moves that
+   stay clear of columns 1-3: the result is reachable from a deal already explored.
+5. *Tangled obligations.* In those three variants every non-King card not on its
+   successor must lead exactly once more; if the "must lead first" relations between
+   them form a cycle, the position is lost.
 
 Internally the position is kept in plain lists that mirror :class:`~protocol.game.Board`
 exactly (same column indices, same face-down counts), so a line found here replays move
@@ -398,7 +402,6 @@ class _Search:
         down = self.down
         return any(flags[down[index]] for index, flags in table)
 
-
     def tangled(self) -> bool:
         """Tell whether the cards that must still move wait on each other in a cycle (rule 5).
 
@@ -487,6 +490,8 @@ class _Search:
 
 def _first(item: tuple[int, tuple[int, int, int]]) -> int:
     return item[0]
+
+
 def _search(state: _Search, budget: Budget) -> tuple[Verdict, tuple[Move, ...], int]:
     """Run the depth-first search; return the verdict, the winning line and the nodes used."""
     seen: set[bytes] = set()
