@@ -503,10 +503,13 @@ def _struct_done(cls: _S) -> _S:
 @_struct_done
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Options(Struct):
-    """Hold the options of a race: undo, hints, spectators, reserve rule, spectator delay."""
+    """Hold the options of a race: undo, hints, spectators, reserve rule, spectator delay.
 
-    undo: bool = field(default=False, metadata=_spec(_bool))
-    hints: bool = field(default=False, metadata=_spec(_bool))
+    Friend races and quick matches allow undo and hints unless the host says otherwise.
+    """
+
+    undo: bool = field(default=True, metadata=_spec(_bool))
+    hints: bool = field(default=True, metadata=_spec(_bool))
     spectators: bool = field(default=True, metadata=_spec(_bool))
     reserve_rule: str = field(
         default=ReserveRule.ANY_TIME.value, metadata=_spec(_choice(tuple(r.value for r in ReserveRule)))
@@ -580,6 +583,8 @@ class GameInfo(Struct):
     start: int = field(metadata=_EPOCH)
     spectators: int = field(metadata=_COUNT)
     room: str | None = field(default=None, metadata=_ROOM)
+    racers: tuple[RacerProgress, ...] = field(default=(), metadata=_structs(RacerProgress, MAX_PLAYERS))
+    """Each racer's score and progress now (elapsed time is ``now - start``)."""
 
 
 @_struct_done

@@ -64,6 +64,7 @@ from protocol.message import (
     QueueJoin,
     QueueTimeout,
     Racer,
+    RacerProgress,
     Ready,
     Replay,
     Resign,
@@ -1211,6 +1212,10 @@ class ScorpionServer:
             start=game.start,
             spectators=self.spectator_totals.get(game.game_id, self.spectator_count(game.game_id)),
             room=game.room,
+            racers=tuple(
+                RacerProgress(player=pid, summary=game.summary.get(pid, {}), status=game.status[pid])
+                for pid in game.racer_ids()
+            ),
         )
 
     async def _count_spectators(self) -> None:

@@ -24,6 +24,7 @@ from protocol.message import (
     Games,
     Hints,
     Ok,
+    Options,
     Pong,
     Progress,
     Queued,
@@ -76,7 +77,7 @@ async def test_every_request_method_gets_its_documented_answer(
     queued = await carl.queue_join("wasp")
     assert isinstance(queued, Queued) and queued.variant == "wasp"
     assert isinstance(await carl.queue_cancel(), Ok)
-    room = await ann.room_create("scorpion", 3)
+    room = await ann.room_create("scorpion", 3, Options(undo=False, hints=False))
     assert isinstance(room, RoomState) and room.host == ann.player
     joined = await carl.room_join(room.room.lower())
     assert len(joined.players) == 2

@@ -131,6 +131,9 @@ game_infos = st.builds(
     start=epochs,
     spectators=counts,
     room=st.none() | rooms,
+    racers=st.lists(st.builds(RacerProgress, player=ids, summary=summaries, status=statuses), max_size=4).map(
+        tuple
+    ),
 )
 
 
@@ -436,10 +439,10 @@ def test_room_codes_are_read_in_either_case_and_ambiguous_letters_are_refused() 
         assert error_of({"type": "room_join", "room": bad}).field == "room"
 
 
-def test_room_options_default_to_a_plain_race_and_are_checked() -> None:
+def test_room_options_default_to_undo_and_hints_allowed_and_are_checked() -> None:
     created = from_dict({"type": "room_create", "variant": "wasp"})
     assert created == RoomCreate(variant="wasp", max_players=2, options=Options())
-    assert Options() == Options(undo=False, hints=False, spectators=True, reserve_rule="any-time")
+    assert Options() == Options(undo=True, hints=True, spectators=True, reserve_rule="any-time")
     for options, name in [({"spectator_delay": 301}, "spectator_delay"), ({"reserve_rule": "never"}, "")]:
         error = error_of({"type": "room_create", "variant": "wasp", "options": options})
         assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "options")
