@@ -3,7 +3,8 @@
 Prints figures; asserts nothing. Three parts, all on loopback:
 
 1. Floor: a bare websockets + msgpack echo server that makes one Redis round trip (an
-   EVALSHA of a one-line script) per message, driven by the same clients.
+   EVALSHA of a one-line script) per message, driven by the same clients doing the same
+   work (each picks a legal move on its own board before sending it).
 2. The race server: N racers in N/2 friend races on a known deal, each sending legal
    moves (or an undo when every move would end their game) as fast as acks come back.
 3. Idle memory: C connected clients that said hello, RSS growth of the server process
@@ -63,24 +64,35 @@ async def floor_server(redis_url: str) -> tuple[Any, int]:
 
 
 async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list[float]]:
+    """Drive the echo server with the same client work as the race: each racer picks a
+    legal move on its own board, sends the move request, and plays it when answered."""
     latencies: list[float] = []
     count = 0
     stop = time.perf_counter() + seconds
-    move = {"type": "move", "game": "g0123456789abcdef", "v": 12, "move": {"card": "7H", "from": 2, "to": 5}}
 
-    async def one() -> None:
+    async def one(index: int) -> None:
         nonlocal count
+        rng = random.Random(index)
+        board = Board.new("scorpion", DEAL)
         async with connect(f"ws://127.0.0.1:{port}/", compression=None) as ws:
             ref = 0
             while time.perf_counter() < stop:
                 ref += 1
+                move = choose(board, rng)
                 started = time.perf_counter()
-                await ws.send(msgpack.packb({**move, "ref": ref}))
-                await ws.recv()
+                body: dict[str, Any] = (
+                    {"type": "undo"} if move is None else {"type": "move", "move": move_json(move)}
+                )
+                await ws.send(msgpack.packb({**body, "game": "g0123456789", "v": ref, "ref": ref}))
+                msgpack.unpackb(await ws.recv())
                 latencies.append(time.perf_counter() - started)
                 count += 1
+                if move is None:
+                    board.pop()
+                else:
+                    board.push(move)
 
-    await asyncio.gather(*(one() for _ in range(racers)))
+    await asyncio.gather(*(one(i) for i in range(racers)))
     return count, latencies
 
 

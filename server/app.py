@@ -148,7 +148,7 @@ class ScorpionServer:
         if url is None:
             self.embedded = EmbeddedRedis(self.config.data_dir)
             url = await self.embedded.start()
-        self.store = Store(url, daily_secret=self.config.daily_secret)
+        self.store = Store(url, daily_secret=self.config.daily_secret, origin=self.node)
         if not await self.store.ping():
             raise RuntimeError(f"Redis at {url} does not answer")
         self.hub = Hub(self.store, on_error=self.metrics.redis_errors.inc)
@@ -160,6 +160,7 @@ class ScorpionServer:
             keep_finished=self.config.finished_game_ttl,
             on_game_loaded=self._game_loaded,
             on_race_done=self._race_done,
+            on_event=self._local_event,
         )
         self.spawn(self._count_spectators())
         self.daily = DailyService(self.store, clock=self.clock, keep_days=self.config.leaderboard_days)
@@ -641,13 +642,22 @@ class ScorpionServer:
         self.race.games.pop(game.game_id, None)
 
     def _on_game_event(self, channel: str, data: str) -> None:
-        game_id = channel[3 : channel.index("}")]
+        version_text, origin, raw = data.split("|", 2)
+        if origin == self.node:
+            return  # made here: delivered to this node's clients when it was committed
+        game = self.race.games.get(channel[3 : channel.index("}")])
+        if game is not None:
+            self._dispatch_event(game, int(version_text), json.loads(raw))
+
+    def _local_event(self, game_id: str, version: int, event: dict[str, Any]) -> None:
+        """Deliver an event this node just committed, without waiting for its pub/sub echo."""
         game = self.race.games.get(game_id)
-        if game is None:
-            return
-        version_text, _, raw = data.partition("|")
-        version = int(version_text)
-        event = json.loads(raw)
+        if game is not None:
+            self._dispatch_event(game, version, event)
+
+    def _dispatch_event(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
+        """Hand one game event to this node's racers and spectators of that game."""
+        game_id = game.game_id
         self.race.note_event(game, version, event)
         for session in list(game.listeners):
             session.deliver(game_id, version, event, spectator=False)

@@ -36,6 +36,7 @@ from protocol.game import (
     player_view,
     score,
     summarize,
+    view_data,
 )
 from protocol.message import (
     Accepted,
@@ -194,6 +195,7 @@ class RaceService:
         keep_finished: float,
         on_game_loaded: Callable[[LiveGame], Any] | None = None,
         on_race_done: Callable[[LiveGame, list[dict[str, Any]], dict[str, int]], Any] | None = None,
+        on_event: Callable[[str, int, dict[str, Any]], None] | None = None,
     ) -> None:
         self.store = store
         self.node = node
@@ -202,6 +204,7 @@ class RaceService:
         self.games: dict[str, LiveGame] = {}
         self.on_game_loaded = on_game_loaded
         self.on_race_done = on_race_done
+        self.on_event = on_event or (lambda game_id, version, event: None)
         self._loading: dict[str, asyncio.Future[LiveGame | None]] = {}
 
     # -- starting -----------------------------------------------------------------------
@@ -429,21 +432,20 @@ class RaceService:
         if kind != "resign":
             status = {Status.WON: "finished", Status.STUCK: "stuck"}.get(state, "playing")
         summary = summarize(board, elapsed, status=state).as_dict()
-        view = player_view(board).as_dict()
+        view = view_data(board)
         extra = {"finished": now} if status in DONE else {}
-        event = json.dumps(
-            {
-                "type": "move" if kind != "resign" else "status",
-                "player": player_id,
-                "action": kind,
-                "move": text,
-                "view": view,
-                "summary": summary,
-                "status": status,
-                "origin": origin or self.node + "/",
-                "at": now,
-            }
-        )
+        record = {
+            "type": "move" if kind != "resign" else "status",
+            "player": player_id,
+            "action": kind,
+            "move": text,
+            "view": view,
+            "summary": summary,
+            "status": status,
+            "origin": origin or self.node + "/",
+            "at": now,
+        }
+        event = json.dumps(record)
         outcome = await self.store.act(
             game.game_id,
             player_id,
@@ -471,6 +473,7 @@ class RaceService:
             raise ProtocolError(ErrorCode.GAME_OVER, "your race is over")
         version = outcome.version
         game.version = max(game.version, version)
+        self.on_event(game.game_id, version, record)
         game.changed[player_id] = version
         game.status[player_id] = status
         game.summary[player_id] = summary
@@ -488,23 +491,22 @@ class RaceService:
         board = await self.board_of(game, player_id)
         now = now_ms()
         summary = summarize(board, game.elapsed_seconds(now)).as_dict()
-        event = json.dumps(
-            {
-                "type": "status",
-                "player": player_id,
-                "action": "left",
-                "move": "",
-                "view": player_view(board).as_dict(),
-                "summary": summary,
-                "status": "left",
-                "origin": self.node + "/",
-                "at": now,
-            }
-        )
+        record = {
+            "type": "status",
+            "player": player_id,
+            "action": "left",
+            "move": "",
+            "view": player_view(board).as_dict(),
+            "summary": summary,
+            "status": "left",
+            "origin": self.node + "/",
+            "at": now,
+        }
         version = await self.store.set_racer_status(
-            game_id, player_id, event, _fields(summary, "left", {"finished": now})
+            game_id, player_id, json.dumps(record), _fields(summary, "left", {"finished": now})
         )
         if version:
+            self.on_event(game_id, version, record)
             game.status[player_id] = "left"
             game.finished_ms[player_id] = now
             if all(game.status[pid] in DONE for pid in game.racer_ids()):
@@ -556,6 +558,7 @@ class RaceService:
             game_id, game.racer_ids(), event, now, json.dumps(standings), self.keep_ms
         )
         if version:
+            self.on_event(game_id, version, ending)
             game.ended = True
             log.info("race ended", extra={"game": game_id, "version": version})
             if self.on_race_done:

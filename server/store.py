@@ -32,7 +32,8 @@ key                             type    what it holds
 ``online:PLAYER``               string  open connections of a player, across nodes
 ==============================  ======  ==============================================
 
-Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|EVENT`` for every game event;
+Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
+(``ORIGIN`` is the node that made it, which has already delivered it to its own clients);
 ``u:PLAYER`` carries direct notices to one player (match found, room updates).
 
 Every state change of a game is one Lua script call: it checks the expected state and
@@ -114,9 +115,9 @@ if ARGV[3] == 'push' then
 elseif ARGV[3] == 'pop' then
   redis.call('RPOP', KEYS[3])
 end
-redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 7))
+redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 8))
 redis.call('RPUSH', KEYS[4], ARGV[5])
-redis.call('PUBLISH', ARGV[6], ver .. '|' .. ARGV[5])
+redis.call('PUBLISH', ARGV[6], ver .. '|' .. ARGV[7] .. '|' .. ARGV[5])
 return {'ok', tostring(ver)}
 """
 
@@ -124,9 +125,9 @@ _SET_STATUS = """
 if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
 if redis.call('HGET', KEYS[2], 'status') ~= 'playing' then return 0 end
 local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
-redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 3))
+redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 4))
 redis.call('RPUSH', KEYS[3], ARGV[1])
-redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[1])
+redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[3] .. '|' .. ARGV[1])
 return ver
 """
 
@@ -135,7 +136,7 @@ if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
 local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
 redis.call('HSET', KEYS[1], 'state', 'ended', 'ended', ARGV[3], 'standings', ARGV[4])
 redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[1])
+redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[7] .. '|' .. ARGV[1])
 for i = 3, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
@@ -237,8 +238,10 @@ class GameRecord:
 class Store:
     """Game-level operations over one Redis connection pool."""
 
-    def __init__(self, url: str, daily_secret: str = "") -> None:
+    def __init__(self, url: str, daily_secret: str = "", origin: str = "") -> None:
         self.configured_secret = daily_secret
+        self.origin = origin
+        """Node name put on every game event this store publishes (``VERSION|ORIGIN|EVENT``)."""
         # A pool large enough for a burst (hundreds of hellos at once); redis-py's default
         # cap refused such bursts with "too many connections". A blocking pool would avoid
         # the cap too, but its checkout costs about 100 us a command on the move path.
@@ -428,7 +431,7 @@ class Store:
                 pipe.hset(f"player:{pid}", "game", game_id)
             pipe.rpush(_game_key(game_id, "log"), first_event)
             pipe.zadd("live", {game_id: int(meta["start"])})
-            pipe.publish(game_channel(game_id), "1|" + first_event)
+            pipe.publish(game_channel(game_id), f"1|{self.origin}|{first_event}")
             pipe.publish(LIVE_CHANNEL, "+" + game_id)
             await pipe.execute()
 
@@ -499,7 +502,7 @@ class Store:
         flat: list[str | int] = []
         for key, value in fields.items():
             flat.extend((key, value))
-        args = [seen_version, based_on, op, move, event, game_channel(game_id), *flat]
+        args = [seen_version, based_on, op, move, event, game_channel(game_id), self.origin, *flat]
         result, value = await self._act(keys=keys, args=args)
         return ActionOutcome(result, value)
 
@@ -511,7 +514,8 @@ class Store:
         flat: list[str | int] = []
         for key, value in fields.items():
             flat.extend((key, value))
-        version: int = await self._set_status(keys=keys, args=[event, game_channel(game_id), *flat])
+        args = [event, game_channel(game_id), self.origin, *flat]
+        version: int = await self._set_status(keys=keys, args=args)
         return version
 
     async def end_game(
@@ -529,7 +533,7 @@ class Store:
             keys.append(_game_key(game_id, f"p:{pid}"))
             keys.append(_game_key(game_id, f"m:{pid}"))
         version: int = await self._end(
-            keys=keys, args=[event, game_channel(game_id), ended_ms, standings, keep_ms, game_id]
+            keys=keys, args=[event, game_channel(game_id), ended_ms, standings, keep_ms, game_id, self.origin]
         )
         return version
 

@@ -34,7 +34,7 @@ from .move import (
 from .notation import NotationError, board_from_text, board_to_text
 from .score import score, time_bonus
 from .variant import VARIANTS, ReserveRule, Variant, VariantError, get_variant
-from .view import BoardView, Summary, player_view, spectator_view, summarize
+from .view import BoardView, Summary, player_view, spectator_view, summarize, view_data
 
 __all__ = [
     "CELL_BASE",
@@ -79,4 +79,5 @@ __all__ = [
     "spectator_view",
     "summarize",
     "time_bonus",
+    "view_data",
 ]

@@ -12,7 +12,9 @@ from .board import NO_CARD, Board, Status
 from .card import SUITS, card_text
 from .score import score
 
-__all__ = ["BoardView", "Summary", "player_view", "spectator_view", "summarize"]
+__all__ = ["BoardView", "Summary", "player_view", "spectator_view", "summarize", "view_data"]
+
+_TEXT = tuple(card_text(card) for card in range(52))
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +41,7 @@ class BoardView:
 def player_view(board: Board) -> BoardView:
     """Return the player's view of ``board``: face-down cards and the stock masked."""
     columns = tuple(
-        tuple(None if row < down else card_text(card) for row, card in enumerate(col))
+        (None,) * down + tuple(_TEXT[card] for card in col[down:])
         for col, down in zip(board.columns, board.down, strict=True)
     )
     return BoardView(
@@ -49,6 +51,20 @@ def player_view(board: Board) -> BoardView:
         cells=tuple(None if c == NO_CARD else card_text(c) for c in board.cells),
         foundations=tuple(SUITS[suit] for suit in board.foundations),
     )
+
+
+def view_data(board: Board) -> dict[str, object]:
+    """Return ``player_view(board).as_dict()``, built directly (the server's hot path)."""
+    return {
+        "variant": board.variant.name,
+        "columns": [
+            [None] * down + [_TEXT[card] for card in col[down:]]
+            for col, down in zip(board.columns, board.down, strict=True)
+        ],
+        "reserve_left": len(board.stock),
+        "cells": [None if c == NO_CARD else _TEXT[c] for c in board.cells],
+        "foundations": [SUITS[suit] for suit in board.foundations],
+    }
 
 
 def spectator_view(board: Board) -> BoardView:

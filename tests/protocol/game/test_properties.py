@@ -322,3 +322,20 @@ def test_naive_generator_knows_the_rules_it_is_checked_against() -> None:
 
 def card_text_to_int(text: str) -> int:
     return next(card for card in range(52) if card_text(card) == text)
+
+
+@given(number=st.integers(1, 10**6), steps=st.integers(0, 60), seed=st.integers(0, 10**6))
+@settings(max_examples=60, deadline=None)
+def test_view_data_is_exactly_the_player_view_as_data(number: int, steps: int, seed: int) -> None:
+    import random
+
+    from protocol.game import Board, player_view, view_data
+
+    rng = random.Random(seed)
+    board = Board.new(rng.choice(["scorpion", "scorpion-ii", "wasp", "three-blind-mice"]), number)
+    for _ in range(steps):
+        moves = board.legal_moves()
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    assert view_data(board) == player_view(board).as_dict()
