@@ -8,7 +8,7 @@ a refused request never changes it.
 ================  ==========================================================  ===================
 state             client messages allowed (plus, everywhere after hello:      left by (server sends)
                   ping, games_list, replay, daily_info, leaderboard,
-                  around_me, stats, saved_games, forget_me)
+                  around_me, stats, saved_games, forget_me, analyze)
 ================  ==========================================================  ===================
 CONNECTED         hello, ping                                                 welcome -> IDLE
 IDLE              room_create, room_join, queue_join, resume, watch,          room -> IN_ROOM,
@@ -25,7 +25,7 @@ QUEUED            queue_cancel                                                ok
                                                                               IDLE, race_started
                                                                               -> RACING
 RACING            move, deal, undo, hint, resign, resume, solo_new,           race_ended -> IDLE
-                  solo_replay, solo_resume
+                  solo_replay, solo_resume, winnable
 WATCHING          unwatch                                                     ok(unwatch),
                                                                               race_ended -> IDLE
 CLOSED            nothing                                                     (final)
@@ -112,6 +112,7 @@ ANYWHERE: Final = frozenset(
         "stats",
         "saved_games",
         "forget_me",
+        "analyze",
     }
 )
 """Client messages allowed in every state after hello."""
@@ -133,7 +134,18 @@ ALLOWED: Final[Mapping[State, frozenset[str]]] = {
     State.IN_ROOM: ANYWHERE | {"ready", "room_leave", "room_start"},
     State.QUEUED: ANYWHERE | {"queue_cancel"},
     State.RACING: ANYWHERE
-    | {"move", "deal", "undo", "hint", "resign", "resume", "solo_new", "solo_replay", "solo_resume"},
+    | {
+        "move",
+        "deal",
+        "undo",
+        "hint",
+        "resign",
+        "resume",
+        "solo_new",
+        "solo_replay",
+        "solo_resume",
+        "winnable",
+    },
     State.WATCHING: ANYWHERE | {"unwatch"},
     State.CLOSED: frozenset(),
 }

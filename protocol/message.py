@@ -42,7 +42,10 @@ __all__ = [
     "ROOM_ALPHABET",
     "ROOM_CODE_LENGTH",
     "SERVER_TYPES",
+    "VERDICTS",
     "Accepted",
+    "Analysis",
+    "Analyze",
     "AroundMe",
     "Batch",
     "Countdown",
@@ -111,6 +114,8 @@ __all__ = [
     "VariantStats",
     "Watch",
     "Welcome",
+    "Winnable",
+    "WinnableInfo",
     "deal_commitment",
     "error_message",
     "from_dict",
@@ -1322,6 +1327,61 @@ class Forgotten(Message):
 
     TYPE: ClassVar[str] = "forgotten"
     removed: dict[str, Any] = field(metadata=_spec(_plain_map))
+
+
+# ---------------------------------------------------------------- solver: analysis and practice hints
+
+VERDICTS = ("winnable", "unwinnable", "unknown")
+"""What the solver says of a deal or position: a line exists, none does, or undecided."""
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Analyze(Message):
+    """Ask for the post-game analysis of one of the player's finished games."""
+
+    TYPE: ClassVar[str] = "analyze"
+    game: str = field(metadata=_ID)
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Analysis(Message):
+    """Tell a player whether the deal was winnable, a winning line, and where their win slipped away."""
+
+    TYPE: ClassVar[str] = "analysis"
+    game: str = field(metadata=_ID)
+    player: str = field(metadata=_ID)
+    verdict: str = field(metadata=_spec(_choice(VERDICTS)))
+    line: tuple[dict[str, Any], ...] = field(default=(), metadata=_PLAIN_MOVES)
+    """A winning line from the deal's opening (empty unless the verdict is winnable)."""
+    moves: int = field(default=0, metadata=_COUNT)
+    """How many moves of the player's game were analysed (their final line, undos applied)."""
+    slipped: int | None = field(default=None, metadata=_COUNT)
+    """Index (from 0) of the player's move after which the game could no longer be won."""
+    won: bool = field(default=False, metadata=_spec(_bool))
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Winnable(Message):
+    """Ask, in a solo game only, whether the position is still winnable and for a winning move."""
+
+    TYPE: ClassVar[str] = "winnable"
+    game: str = field(metadata=_ID)
+    v: int = field(metadata=_VERSION)
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WinnableInfo(Message):
+    """Answer winnable: the verdict on the current position and, if winnable, a winning move."""
+
+    TYPE: ClassVar[str] = "winnable_info"
+    game: str = field(metadata=_ID)
+    v: int = field(metadata=_VERSION)
+    verdict: str = field(metadata=_spec(_choice(VERDICTS)))
+    move: dict[str, Any] | None = field(default=None, metadata=_spec(_plain_map))
 
 
 RESERVED_TYPES = frozenset({"solo_started", "daily_result"})

@@ -195,6 +195,10 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "removed": tuples_of(ids, 5),
     "logs": tuples_of(player_logs(), 3),
     "radius": st.integers(0, 50),
+    "verdict": st.sampled_from(["winnable", "unwinnable", "unknown"]),
+    "line": tuples_of(move_maps, 20),
+    "slipped": st.none() | counts,
+    "won": st.booleans(),
     "offset": counts,
     "limit": st.integers(1, 100),
     "total": counts,
@@ -240,6 +244,8 @@ OVERRIDES: dict[tuple[str, str], st.SearchStrategy[Any]] = {
     ("stats_info", "stats"): tuples_of(variant_stats, 4),
     ("forgotten", "removed"): st.fixed_dictionaries({"saved_games": counts, "identity": st.booleans()}),
     ("stats", "variant"): st.none() | variants,
+    ("analysis", "moves"): counts,
+    ("winnable_info", "move"): st.none() | move_maps,
     ("spectate", "racers"): tuples_of(
         st.builds(RacerBoard, player=ids, name=names, view=views, summary=summaries, status=statuses), 4
     ),
