@@ -14,11 +14,13 @@ import contextlib
 import dataclasses
 import json
 import logging
+import multiprocessing
 import os
 import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar
@@ -31,8 +33,10 @@ from websockets.http11 import Request, Response
 from protocol.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, Format, decode, encode, format_of
 from protocol.error import ErrorCode, ProtocolError
 from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_RESTART, State
-from protocol.game import VARIANTS
+from protocol.game import VARIANTS, move_text
 from protocol.message import (
+    Analysis,
+    Analyze,
     AroundMe,
     Batch,
     Countdown,
@@ -89,8 +93,11 @@ from protocol.message import (
     VariantStats,
     Watch,
     Welcome,
+    Winnable,
+    WinnableInfo,
 )
 
+from .analysis import analyze_game, check_position
 from .config import Config
 from .daily import DailyService, leaderboard_key
 from .embedded import EmbeddedRedis
@@ -131,6 +138,7 @@ class ScorpionServer:
         self.board_watchers: dict[tuple[str, str], set[Session]] = {}
         self.list_watchers: set[Session] = set()
         self.frames: OrderedDict[tuple[str, int, str], bytes | str] = OrderedDict()
+        self.solver_pool: ProcessPoolExecutor | None = None
         self.spectator_totals: dict[str, int] = {}
         self.stopping = False
         self.web_dir = _find_web_dir(config.web_dir)
@@ -206,6 +214,8 @@ class ScorpionServer:
                 await asyncio.wait_for(self.server.wait_closed(), self.config.shutdown_timeout)
         for task in list(self.tasks):
             task.cancel()
+        if self.solver_pool is not None:
+            self.solver_pool.shutdown(wait=False, cancel_futures=True)
         await self.hub.stop()
         await self.store.close()
         if self.embedded is not None:
@@ -579,6 +589,8 @@ class ScorpionServer:
         elif kind == "race":
             session.room = None
             await self._attach(session, notice["game"], 0)
+        elif kind == "analysis":
+            session.send(Analysis(game=notice["game"], player=session.player or "", **notice["analysis"]))
 
     # racing ---------------------------------------------------------------------------------
 
@@ -972,6 +984,8 @@ class ScorpionServer:
                 await self.store.add_result(player, game.game_id)
             if game.mode == "solo":
                 await self.store.unsave_game(player, game.game_id)
+            if game.mode != "practice":
+                self.spawn(self._analyze(game, player))
             if game.mode == "daily" and game.daily:
                 keep = self.daily.keep_ms
                 await self.store.finish_daily_attempt(game.daily, game.variant, player, keep)
@@ -986,6 +1000,66 @@ class ScorpionServer:
                     }
                 )
                 await self.store.submit_score(game.daily, game.variant, player, key, entry, keep)
+
+    # solver: post-game analysis and practice hints ------------------------------------------
+
+    async def run_solver(self, function: Callable[..., Any], *args: Any) -> Any:
+        """Run a solver function in the node's worker process (never on the event loop)."""
+        if self.solver_pool is None:
+            self.solver_pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            )
+        return await asyncio.get_running_loop().run_in_executor(self.solver_pool, function, *args)
+
+    async def _analyze(self, game: LiveGame, player: str) -> None:
+        """Compute, store and push one racer's post-game analysis."""
+        racer = await self.store.racer(game.game_id, player)
+        if racer is None:
+            return
+        result = await self.run_solver(analyze_game, game.variant, game.number, game.rule.value, racer.moves)
+        await self.store.save_analysis(
+            game.game_id, player, json.dumps(result), int(self.config.finished_game_ttl * 1000)
+        )
+        if game.daily and not self.daily.is_over(game.daily):
+            return  # it would give the day's deal away: asked for once the day is over
+        await self.store.notify(player, {"kind": "analysis", "game": game.game_id, "analysis": result})
+
+    async def on_analyze(self, session: Session, message: Analyze) -> None:
+        assert session.player is not None
+        game = await self.race.load(message.game)
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no game with that id is kept")
+        if session.player not in game.status:
+            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "only the game's own racers get its analysis")
+        if not game.ended:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "the analysis comes when the game is over")
+        if game.daily and not self.daily.is_over(game.daily):
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "a daily game's analysis opens when its day is over")
+        stored = await self.store.analysis(game.game_id, session.player)
+        await self._maybe_forget(game)
+        if stored is None:
+            raise ProtocolError(
+                ErrorCode.UNAVAILABLE, "the analysis is still being computed; it is sent when ready"
+            )
+        session.send(
+            Analysis(game=game.game_id, player=session.player, **json.loads(stored), ref=message.ref)
+        )
+
+    async def on_winnable(self, session: Session, message: Winnable) -> None:
+        assert session.player is not None
+        game = await self.race.load(message.game)
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {message.game!r}")
+        if session.player not in game.status:
+            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "you are not playing that game")
+        if game.mode != "solo":
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "the solver's help is for solo practice only")
+        if game.ended:
+            raise ProtocolError(ErrorCode.GAME_OVER, "that game is over")
+        board = await self.race.board_of(game, session.player)
+        actions = [move_text(m) for m in board.move_stack]
+        answer = await self.run_solver(check_position, game.variant, game.number, game.rule.value, actions)
+        session.send(WinnableInfo(game=game.game_id, v=game.version, ref=message.ref, **answer))
 
     # leaderboards -------------------------------------------------------------------------------
 
@@ -1289,6 +1363,8 @@ class ScorpionServer:
         Watch: on_watch,
         Unwatch: on_unwatch,
         Replay: on_replay,
+        Analyze: on_analyze,
+        Winnable: on_winnable,
         SoloNew: on_solo_new,
         SoloReplay: on_solo_replay,
         SoloResume: on_solo_resume,

@@ -18,6 +18,7 @@ key                             type    what it holds
                                         version of the racer's last board change)
 ``{g:ID}:m:PLAYER``             list    the racer's move list (the current line)
 ``{g:ID}:log``                  list    the game's events; entry i has version i + 1
+``{g:ID}:a:PLAYER``             string  the racer's post-game analysis (JSON)
 ``live``                        zset    running game ids by start time (ms)
 ``stats:PLAYER:VARIANT``        hash    started, won, best score/time, totals, streaks
 ``saved:PLAYER``                zset    saved solo games in progress, by start time
@@ -541,6 +542,15 @@ class Store:
         """Return the game's events with versions greater than ``after``, in order."""
         entries: list[str] = await self.redis.lrange(_game_key(game_id, "log"), after, -1)  # type: ignore[assignment]
         return [(after + 1 + index, entry) for index, entry in enumerate(entries)]
+
+    async def save_analysis(self, game_id: str, player_id: str, analysis: str, keep_ms: int) -> None:
+        """Keep a racer's post-game analysis with the game."""
+        await self.redis.set(_game_key(game_id, f"a:{player_id}"), analysis, px=keep_ms)
+
+    async def analysis(self, game_id: str, player_id: str) -> str | None:
+        """Return a racer's stored post-game analysis, or ``None`` while it is computed."""
+        result: str | None = await self.redis.get(_game_key(game_id, f"a:{player_id}"))  # type: ignore[assignment]
+        return result
 
     async def presence(self, player_id: str, delta: int) -> int:
         """Add ``delta`` to a player's count of open connections (all nodes); return it."""
