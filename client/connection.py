@@ -48,6 +48,8 @@ from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_LARGE, Flow, Sta
 from protocol.game import Move, move_from_text
 from protocol.message import (
     Accepted,
+    Analysis,
+    Analyze,
     AroundMe,
     Batch,
     Countdown,
@@ -100,10 +102,12 @@ from protocol.message import (
     Unwatch,
     Watch,
     Welcome,
+    Winnable,
+    WinnableInfo,
 )
 
 from .identity import Identity, TokenStore
-from .state import RaceState
+from .state import RaceState, final_line
 
 __all__ = [
     "JSON",
@@ -228,6 +232,7 @@ class ScorpionClient:
         self.room: RoomState | None = None
         self.games: dict[str, GameInfo] = {}
         self.leaderboard_page: LeaderboardPage | None = None
+        self.analyses: dict[str, Analysis] = {}
         self.url = self.urls[0]
         self.reconnects = 0
         self.closed: Closed | None = None
@@ -410,6 +415,8 @@ class ScorpionClient:
             self.games.update((info.game, info) for info in message.added)
         elif isinstance(message, LeaderboardPage):
             self.leaderboard_page = message
+        elif isinstance(message, Analysis):
+            self.analyses[message.game] = message
         elif isinstance(message, RaceStarted):
             if self.race is None or self.race.game != message.game or self.race.ended is not None:
                 self.race = RaceState.from_started(message, me)
@@ -801,6 +808,67 @@ class ScorpionClient:
     async def stats(self, variant: str | None = None) -> StatsInfo:
         """Return this player's statistics, per variant (every variant played when ``variant`` is None)."""
         return await self._typed(Stats(variant=variant), StatsInfo)
+
+    # the solver: post-game analysis and practice hints
+    async def analyze(self, game: str | None = None) -> Analysis:
+        """Return the analysis of one of this player's finished games (the tracked race by default).
+
+        Raises ``ServerError`` ``not_allowed`` while the game runs (or for a daily game
+        before its day is over) and ``unavailable`` while it is still being computed (the
+        server then pushes it when ready: see :meth:`analysis`).
+        """
+        if game is None:
+            game, _ = self._game(None, None)
+        return await self._typed(Analyze(game=game), Analysis)
+
+    async def analysis(self, game: str | None = None, timeout: float = 30.0) -> Analysis:
+        """Return the analysis of a finished game, waiting for the server's push if needed.
+
+        The analysis already pushed is returned at once; otherwise it is asked for with
+        ``analyze``, and while the server is still computing it (``unavailable``) the push
+        is awaited for up to ``timeout`` seconds (``TimeoutError`` then).
+        """
+        if game is None:
+            game, _ = self._game(None, None)
+        known = self.analyses.get(game)
+        if known is not None:
+            return known
+        pushed = asyncio.ensure_future(self.wait_for(Analysis, timeout=timeout, game=game))
+        try:
+            try:
+                return await self.analyze(game)
+            except ServerError as exc:
+                if exc.code != ErrorCode.UNAVAILABLE.value:
+                    raise
+            known = self.analyses.get(game)  # pushed before the waiter was in place
+            return known if known is not None else await pushed
+        finally:
+            pushed.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ClientError, TimeoutError):
+                await pushed
+
+    async def winnable(self, *, game: str | None = None, v: int | None = None) -> WinnableInfo:
+        """Ask, in a solo game only, whether the position can still be won, and a winning move.
+
+        The answer's ``move`` (wire form, see :func:`protocol.game.move_from_json`) is a
+        first move of a winning line when the verdict is ``winnable``. Races and daily
+        games refuse it with ``not_allowed``. :attr:`RaceState.winnable
+        <client.state.RaceState.winnable>` keeps the answer while the board is unchanged.
+        """
+        game, v = self._game(game, v)
+        limit = max(self.request_timeout, 30.0)  # the solver may take a few seconds
+        return await self._typed(Winnable(game=game, v=v), WinnableInfo, timeout=limit)
+
+    async def slipped_move(self, analysis: Analysis) -> Move | None:
+        """Return the player's move after which the game could no longer be won (``None`` if none).
+
+        The analysis gives its index in the player's final line; the line comes from the
+        game's ``replay_log`` (undos taken back).
+        """
+        if analysis.slipped is None:
+            return None
+        line = final_line(await self.replay(analysis.game), analysis.player)
+        return line[analysis.slipped] if 0 <= analysis.slipped < len(line) else None
 
     async def forget_me(self) -> Forgotten:
         """Erase this player on the server (saved games, statistics, leaderboard entries, identity).

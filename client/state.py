@@ -9,6 +9,12 @@ of the player's own board for legality checks (see :mod:`client.model`).
 A race may be a multi-player race (mode ``race``), a solo game (``solo``), the daily ranked
 attempt (``daily``) or a daily practice (``practice``); the last three have one racer. A
 daily ``race_ended`` carries no deal number until the day is over (:attr:`RaceState.revealed`).
+
+After the game ends the server's solver sends the player an ``analysis`` (was the deal
+winnable, a winning line, after which move the win slipped away): the last one received
+for the race is :attr:`RaceState.analysis`. In a solo game the answer to ``winnable`` (is
+the position still winnable, with a winning move) is :attr:`RaceState.winnable` while the
+board is the one it was given for.
 """
 
 from __future__ import annotations
@@ -16,24 +22,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.game import Board, Move
+from protocol.game import Board, Move, MoveError, move_from_json
 from protocol.message import (
     Accepted,
+    Analysis,
     Batch,
     Message,
     Options,
     Progress,
     RaceEnded,
     RaceStarted,
+    ReplayLog,
     Snapshot,
     SpectateEvent,
     Spectators,
     SpectatorSnapshot,
+    WinnableInfo,
 )
 
 from .model import board_from_view, legal_targets
 
-__all__ = ["Applied", "RaceState", "RacerState"]
+__all__ = ["Applied", "RaceState", "RacerState", "final_line"]
 
 RACE_EVENTS = (RaceStarted, Accepted, Progress, RaceEnded)
 
@@ -77,6 +86,8 @@ class RaceState:
     racers: dict[str, RacerState] = field(default_factory=dict)
     spectators: int = 0
     ended: RaceEnded | None = None
+    analysis: Analysis | None = None
+    last_winnable: WinnableInfo | None = field(default=None, repr=False)
     stash: dict[int, Message] = field(default_factory=dict, repr=False)
     _board: Board | None = field(default=None, repr=False)
     _board_view: object = field(default=None, repr=False)
@@ -152,6 +163,14 @@ class RaceState:
 
     def apply(self, message: Message) -> Applied:
         """Apply one message about this race; say whether it changed anything or left a gap."""
+        if isinstance(message, (Analysis, WinnableInfo)):
+            if message.game != self.game or (isinstance(message, Analysis) and message.player != self.me):
+                return Applied(False)
+            if isinstance(message, Analysis):
+                self.analysis = message
+            else:
+                self.last_winnable = message
+            return Applied(True)
         if isinstance(message, Spectators):
             if message.game != self.game:
                 return Applied(False)
@@ -243,6 +262,12 @@ class RaceState:
         """Return the race's reserve rule."""
         return self.options.reserve_rule
 
+    @property
+    def winnable(self) -> WinnableInfo | None:
+        """Return the last ``winnable_info`` while the board is still the one it was given for."""
+        info = self.last_winnable
+        return info if info is not None and info.v == self.v and self.playing else None
+
     def name_of(self, player: str) -> str:
         """Return a racer's display name."""
         racer = self.racers.get(player)
@@ -281,3 +306,24 @@ class RaceState:
         if board is None or not self.playing:
             return {}
         return legal_targets(board, column, row)
+
+
+def final_line(log: ReplayLog, player: str) -> list[Move]:
+    """Return a racer's final line from a game's ``replay_log``: their moves with the undos applied.
+
+    This is the line an ``analysis`` counts in (its ``moves`` and ``slipped``).
+    """
+    line: list[Move] = []
+    for racer in log.logs:
+        if racer.player != player:
+            continue
+        for data in racer.moves:
+            if data.get("undo"):
+                if line:
+                    line.pop()
+                continue
+            try:
+                line.append(move_from_json(data))
+            except MoveError:
+                continue
+    return line
