@@ -405,6 +405,22 @@ class Struct:
         self._check()
 
     @classmethod
+    def trusted(cls, **values: Any) -> Self:
+        """Build a record from data the server itself derived, skipping the field checks.
+
+        For the server's hot path only (answers and progress built from the engine's own
+        output). The integration tests' clients check every frame the server sends against
+        the contract, so a record built this way that broke it would fail them.
+        """
+        record = object.__new__(cls)
+        for f in cls._fields():
+            if f.attr in values:
+                object.__setattr__(record, f.attr, values[f.attr])
+            else:
+                object.__setattr__(record, f.attr, None if f.default is None else f.default())
+        return record
+
+    @classmethod
     def _fields(cls) -> tuple[_Field, ...]:
         fields = cls.__dict__.get("_FIELDS") or ()
         if not fields:
@@ -459,6 +475,12 @@ class Message(Struct):
     TYPE: ClassVar[str] = ""
     FROM: ClassVar[str] = ""
     ref: Ref | None = field(default=None, metadata=_spec(_ref))
+
+    def answering(self, ref: Ref | None) -> Self:
+        """Return this message carrying ``ref`` (no checks are repeated: only ``ref`` changes)."""
+        values = {f.attr: getattr(self, f.attr) for f in self._fields()}
+        values["ref"] = ref
+        return type(self).trusted(**values)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire map of this message, ``type`` first."""

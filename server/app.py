@@ -728,7 +728,7 @@ class ScorpionServer:
             self.metrics.moves_rejected.inc()
             raise
         self.metrics.moves_accepted.inc()
-        answer = dataclasses.replace(answer, ref=message.ref)
+        answer = answer.answering(message.ref)
         version = getattr(answer, "v", 0)
         if kind != "hint":
             session.games[game_id] = max(session.games.get(game_id, 0), version)

@@ -153,7 +153,7 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
     if kind in ("move", "status"):
         player = event["player"]
         if viewer is None:
-            return SpectateEvent(
+            return SpectateEvent.trusted(
                 game=game.game_id,
                 v=version,
                 player=player,
@@ -162,14 +162,14 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
                 status=event["status"],
             )
         if viewer == player:
-            return Accepted(
+            return Accepted.trusted(
                 game=game.game_id,
                 v=version,
                 view=event["view"],
                 summary=event["summary"],
                 status=event["status"],
             )
-        return Progress(
+        return Progress.trusted(
             game=game.game_id, v=version, player=player, summary=event["summary"], status=event["status"]
         )
     if kind == "race_ended":
@@ -481,7 +481,7 @@ class RaceService:
             game.finished_ms[player_id] = now
             if all(game.status[pid] in DONE for pid in game.racer_ids()):
                 asyncio.get_running_loop().create_task(self.end_race(game.game_id))
-        return Accepted(game=game.game_id, v=version, view=view, summary=summary, status=status)
+        return Accepted.trusted(game=game.game_id, v=version, view=view, summary=summary, status=status)
 
     async def mark_left(self, game_id: str, player_id: str) -> None:
         """Mark a racer who stayed away past the grace period as having left."""

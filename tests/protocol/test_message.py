@@ -25,6 +25,7 @@ from protocol.message import (
     RESERVED_TYPES,
     ROOM_ALPHABET,
     SERVER_TYPES,
+    Accepted,
     Batch,
     Error,
     GameInfo,
@@ -629,3 +630,15 @@ def test_the_protocol_document_shows_every_message_type_every_error_code_and_eve
         assert f"| `{code.value}` |" in text, code
     for name in RESERVED_TYPES:
         assert f"`{name}`" in text, name
+
+
+def test_trusted_records_equal_checked_ones_and_answering_only_changes_the_ref() -> None:
+    view = {"variant": "scorpion", "columns": [[None, "7H"]], "reserve_left": 3}
+    view.update(cells=[], foundations=[])
+    summary = {"score": 0, "runs": 0, "face_down_left": 1, "moves": 1, "reserve_left": 3, "state": "in_play"}
+    checked = Accepted(game="g1", v=2, view=view, summary=summary)
+    trusted = Accepted.trusted(game="g1", v=2, view=view, summary=summary)
+    assert trusted == checked and trusted.status == "playing" and trusted.ref is None
+    answered = trusted.answering(7)
+    assert answered.ref == 7 and answered.to_dict() == {**checked.to_dict(), "ref": 7}
+    assert from_dict(answered.to_dict()) == answered
