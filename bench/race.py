@@ -33,7 +33,7 @@ from websockets.asyncio.server import serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import BenchClient, machine, percentile, rss_kib, start_server, stop_server
+from support import BenchClient, choose_move, machine, percentile, rss_kib, start_server, stop_server
 
 from protocol.codec import MSGPACK, encode
 from protocol.game import Board, move_json
@@ -78,7 +78,7 @@ async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list
             ref = 0
             while time.perf_counter() < stop:
                 ref += 1
-                move = choose(board, rng)
+                move = choose_move(board, rng)
                 started = time.perf_counter()
                 body: dict[str, Any] = (
                     {"type": "undo"} if move is None else {"type": "move", "move": move_json(move)}
@@ -97,19 +97,6 @@ async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list
 
 
 # -- the race server ----------------------------------------------------------------------
-
-
-def choose(board: Board, rng: random.Random) -> Any:
-    """Pick a legal move that keeps the game going, or None to undo."""
-    moves = board.legal_moves()
-    rng.shuffle(moves)
-    for move in moves:
-        board.push(move)
-        alive = board.status().value == "in_play"
-        board.pop()
-        if alive:
-            return move
-    return None
 
 
 async def drive_server(port: int, racers: int, seconds: float) -> tuple[int, list[float], int]:
@@ -138,7 +125,7 @@ async def drive_server(port: int, racers: int, seconds: float) -> tuple[int, lis
             board = Board.new("scorpion", DEAL)
             version = start["v"]
             while time.perf_counter() < stop:
-                move = choose(board, rng)
+                move = choose_move(board, rng)
                 started = time.perf_counter()
                 if move is None:
                     answer = await racer.request({"type": "undo", "game": start["game"], "v": version})

@@ -26,7 +26,7 @@ from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import BenchClient, machine, percentile, start_server, stop_server
+from support import BenchClient, choose_move, machine, percentile, start_server, stop_server
 
 from protocol.codec import MSGPACK, decode_dict, encode
 from protocol.game import Board, move_json
@@ -44,16 +44,7 @@ async def racing_moves(
     latencies = []
     version = max(acks, default=start["v"])
     for _ in range(moves):
-        candidates = [m for m in board.legal_moves() if not m.is_deal]
-        rng.shuffle(candidates)
-        chosen = None
-        for move in candidates:
-            board.push(move)
-            alive = board.status().value == "in_play"
-            board.pop()
-            if alive:
-                chosen = move
-                break
+        chosen = choose_move(board, rng, deal=False)
         began = time.monotonic()
         if chosen is None:
             answer = await racer.request({"type": "undo", "game": start["game"], "v": version})

@@ -17,10 +17,35 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import random  # noqa: E402
+
 from protocol.codec import MSGPACK, decode_dict, encode  # noqa: E402
+from protocol.game import Board, Move  # noqa: E402
 from protocol.message import from_dict  # noqa: E402
 
-__all__ = ["ROOT", "BenchClient", "machine", "percentile", "rss_kib", "start_server", "stop_server"]
+__all__ = [
+    "ROOT",
+    "BenchClient",
+    "choose_move",
+    "machine",
+    "percentile",
+    "rss_kib",
+    "start_server",
+    "stop_server",
+]
+
+
+def choose_move(board: Board, rng: random.Random, *, deal: bool = True) -> Move | None:
+    """Pick a random legal move that keeps the game going, or ``None`` (then undo)."""
+    moves = [m for m in board.legal_moves() if deal or not m.is_deal]
+    rng.shuffle(moves)
+    for move in moves:
+        board.push(move)
+        alive = board.status().value == "in_play"
+        board.pop()
+        if alive:
+            return move
+    return None
 
 
 def percentile(values: list[float], fraction: float) -> float:
