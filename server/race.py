@@ -67,10 +67,16 @@ log = logging.getLogger("scorpion.race")
 DONE = ("finished", "stuck", "resigned", "left")
 
 
+_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
 def new_game_id() -> str:
-    """Return a fresh game id: 10 URL-safe characters (56 random bits), short enough to keep
-    move frames under 64 bytes."""
-    return secrets.token_urlsafe(7)
+    """Return a fresh game id: 10 letters and digits (59 random bits).
+
+    Short enough to keep move frames under 64 bytes, and never starting with ``-`` (which
+    a command line would take for an option).
+    """
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(10))
 
 
 def now_ms() -> int:
