@@ -78,6 +78,7 @@ from protocol.message import (
     QueueCancel,
     Queued,
     QueueJoin,
+    RaceEnded,
     RaceStarted,
     Ready,
     Replay,
@@ -826,13 +827,17 @@ class ScorpionClient:
 
         The analysis already pushed is returned at once; otherwise it is asked for with
         ``analyze``, and while the server is still computing it (``unavailable``) the push
-        is awaited for up to ``timeout`` seconds (``TimeoutError`` then).
+        is awaited for up to ``timeout`` seconds (``TimeoutError`` then). For the race being
+        played, its end is awaited first.
         """
         if game is None:
             game, _ = self._game(None, None)
         known = self.analyses.get(game)
         if known is not None:
             return known
+        race = self.race
+        if race is not None and race.game == game and not race.spectating and race.ended is None:
+            await self.wait_for(RaceEnded, timeout=timeout, game=game)  # analysed once it is over
         pushed = asyncio.ensure_future(self.wait_for(Analysis, timeout=timeout, game=game))
         try:
             try:

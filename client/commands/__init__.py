@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "client.commands.daily",
     "client.commands.watch",
     "client.commands.replay",
+    "client.commands.analyze",
     "client.commands.leaderboard",
     "client.commands.stats",
     "client.commands.forget_me",

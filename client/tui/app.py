@@ -11,8 +11,11 @@ it on the column under the cursor; 1–9 and 0 jump to a column, or drop the pic
 it. Legal targets of the picked card are highlighted. ``u`` undo, ``h`` hint, ``d`` deal
 the reserve, ``R`` resign, ``:`` types a move (``7H:2-5``, ``deal``), Esc cancels,
 ``r`` ready and ``s`` start in a room, Tab shows the next racer when watching, ``q`` quits.
-In a solo game ``n`` starts a New Game (a fresh deal) and ``p`` a Replay of the same deal.
-A hint puts the cursor on the card to move and highlights its target column.
+In a solo game ``n`` starts a New Game (a fresh deal), ``p`` a Replay of the same deal, and
+``w`` asks the server's solver whether the position can still be won.
+A hint (or the solver's winning move) puts the cursor on the card to move and highlights
+its target column. When a game is over the solver's analysis follows: whether the deal
+was winnable, and after which move the win slipped away.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, Static
 
-from protocol.game import CELL_BASE, Move, MoveError, move_from_json, move_from_text, move_text
-from protocol.message import MatchFound, Queued, QueueTimeout, RaceEnded
+from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text, move_text
+from protocol.message import Analysis, MatchFound, Queued, QueueTimeout, RaceEnded
 
 from ..connection import (
     ClientError,
@@ -43,7 +46,7 @@ from ..connection import (
     ServerError,
 )
 from ..state import RaceState
-from .render import render_board, render_racer, render_room, render_standings
+from .render import render_analysis, render_board, render_racer, render_room, render_standings
 
 __all__ = ["ScorpionApp"]
 
@@ -71,7 +74,7 @@ class ScorpionApp(App[int]):
         Binding("down", "column(1)", "column", show=False),
         Binding("left", "card(-1)", "card", show=False),
         Binding("right", "card(1)", "card", show=False),
-        Binding("enter,space", "select", "pick/drop"),
+        Binding("enter,space", "select", "pick"),
         *[Binding(str(n % 10), f"jump({(n - 1) % 10})", show=False) for n in range(1, 11)],
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
@@ -79,6 +82,7 @@ class ScorpionApp(App[int]):
         Binding("R", "resign", "resign"),
         Binding("n", "new_game", "new game"),
         Binding("p", "replay", "replay"),
+        Binding("w", "winnable", "winnable?"),
         Binding("colon", "type", "type move"),
         Binding("escape", "cancel", "cancel", show=False),
         Binding("r", "ready", "ready", show=False),
@@ -100,6 +104,7 @@ class ScorpionApp(App[int]):
         self.note = ""
         self.queued: str | None = None
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
+        self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
         self._mode: tuple[str, bool] | None = None
 
     # -- layout ---------------------------------------------------------------------------
@@ -111,7 +116,7 @@ class ScorpionApp(App[int]):
         yield Static(id="racers")
         yield Static(id="message")
         yield Input(placeholder=": type a move (7H:2-5, deal, undo, hint, resign)", id="command")
-        yield Footer()
+        yield Footer(compact=True)
 
     async def on_mount(self) -> None:
         self.query_one("#board-scroll").can_focus = False
@@ -140,6 +145,8 @@ class ScorpionApp(App[int]):
                 self.say(f"nobody came in {event.waited} s: press q and try again later")
             elif isinstance(event, RaceEnded):
                 self.picked = None
+            elif isinstance(event, Analysis):
+                self._on_analysis(event)
             self.redraw()
 
     def _tick(self) -> None:
@@ -247,6 +254,10 @@ class ScorpionApp(App[int]):
         if race.ended is not None:
             text.append("\n")
             text.append(render_standings(race.ended, race.mode))
+            if race.analysis is not None:
+                text.append(render_analysis(race.analysis, self.slipped.get(race.game)))
+            elif not race.spectating and race.mode in ("solo", "race"):
+                text.append("analysing the deal…\n", style="dim")
             if race.mode == "solo":
                 text.append("n: new game · p: replay this deal · q: quit", style="dim")
         return text
@@ -425,26 +436,70 @@ class ScorpionApp(App[int]):
                 self.say("no move left")
                 return
             best = move_from_json(answer.moves[0])
-            self.picked = None
-            self.hinted = (answer.game, answer.v, best)
+            self._point_at(answer.game, answer.v, best)
             self.say("hint: " + ", ".join(move_text(move_from_json(m)) for m in answer.moves[:5]))
-            if not best.is_deal:
-                view = self.shown_view() or {}
-                count = len(view.get("columns", []))
-                column = best.source if best.source < CELL_BASE else count + best.source - CELL_BASE
-                cards = self._columns()[column]
-                from protocol.game import card_text
-
-                row = cards.index(card_text(best.card)) if card_text(best.card) in cards else 0
-                self.cursor = (column, row)
 
         self._run(hint())
+
+    def _point_at(self, game: str, v: int, move: Move) -> None:
+        """Highlight ``move`` as the hint: the cursor on its card, its target column marked."""
+        self.picked = None
+        self.hinted = (game, v, move)
+        if move.is_deal:
+            return
+        view = self.shown_view() or {}
+        count = len(view.get("columns", []))
+        column = move.source if move.source < CELL_BASE else count + move.source - CELL_BASE
+        columns = self._columns()
+        if column >= len(columns):
+            return
+        cards = columns[column]
+        row = cards.index(card_text(move.card)) if card_text(move.card) in cards else 0
+        self.cursor = (column, row)
+
+    def action_winnable(self) -> None:
+        race = self.race
+        if race is None or race.mode != "solo" or not race.playing:
+            return
+
+        async def winnable() -> None:
+            self.say("asking the solver…")
+            info = await self.client.winnable()
+            if info.verdict == "winnable" and info.move is not None:
+                move = move_from_json(info.move)
+                self._point_at(info.game, info.v, move)
+                self.say(f"still winnable: yes; a winning move is {move_text(move)}")
+            elif info.verdict == "winnable":
+                self.say("still winnable: yes")
+            elif info.verdict == "unwinnable":
+                self.say("still winnable: no, this game can no longer be won")
+            else:
+                self.say("still winnable: unknown (the solver gave up)")
+
+        self._run(winnable())
+
+    def _on_analysis(self, analysis: Analysis) -> None:
+        """Find the move the analysis says the win slipped away after (from the replay log)."""
+        if analysis.slipped is None or analysis.game in self.slipped:
+            return
+        self.slipped[analysis.game] = None
+
+        async def find() -> None:
+            with contextlib.suppress(ClientError, TimeoutError):
+                self.slipped[analysis.game] = await self.client.slipped_move(analysis)
+            self.redraw()
+
+        self.run_worker(find(), group="requests")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Show the solo keys in solo games only; grey out undo and hint where the race forbids them."""
         race = self.race
         if action in ("new_game", "replay"):
             return race is not None and race.mode == "solo"
+        if action == "winnable":
+            if race is None or race.mode != "solo" or race.ended is not None:
+                return False
+            return True if race.playing else None
         if action in ("undo", "hint") and race is not None and not race.spectating:
             allowed = race.options.undo if action == "undo" else race.options.hints
             return True if allowed else None

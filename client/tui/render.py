@@ -13,14 +13,15 @@ from typing import Any
 
 from rich.text import Text
 
-from protocol.game import get_variant
-from protocol.message import RaceEnded, RoomState
+from protocol.game import Move, card_text, get_variant, move_text
+from protocol.message import Analysis, RaceEnded, RoomState
 
 __all__ = [
     "SUIT_STYLE",
     "SUIT_SYMBOL",
     "card_label",
     "progress_fraction",
+    "render_analysis",
     "render_board",
     "render_racer",
     "render_room",
@@ -176,4 +177,35 @@ def render_standings(ended: RaceEnded, mode: str = "race") -> Text:
         out.append(f"deal {ended.number}\n", style="dim")
     elif mode in ("daily", "practice"):
         out.append("the daily deal is revealed when the day is over\n", style="dim")
+    return out
+
+
+VERDICT_WORD = {"winnable": "yes", "unwinnable": "no", "unknown": "unknown"}
+
+
+def render_analysis(analysis: Analysis, slipped: Move | None = None) -> Text:
+    """Return the solver's verdict on a finished game.
+
+    ``Deal winnable: yes; your win slipped away at move 13 (card 7♥, 7H:2-5)``, or ``…; you
+    won``; then the length of the winning line. ``slipped`` is the player's move at index
+    ``analysis.slipped`` when known (the move number alone is shown otherwise).
+    """
+    out = Text()
+    word = VERDICT_WORD.get(analysis.verdict, analysis.verdict)
+    out.append("Deal winnable: ", style="bold")
+    out.append(word, style={"yes": "bold green", "no": "bold red"}.get(word, "bold yellow"))
+    if analysis.won:
+        out.append("; you won", style="bold green")
+    elif analysis.slipped is not None:
+        out.append(f"; your win slipped away at move {analysis.slipped + 1}")
+        if slipped is not None and not slipped.is_deal:
+            out.append(f" (card {card_label(card_text(slipped.card))}, {move_text(slipped)})")
+        elif slipped is not None:
+            out.append(" (dealing the reserve)")
+    elif analysis.verdict == "winnable":
+        out.append("; your game was not proved lost when it ended", style="dim")
+    out.append("\n")
+    if analysis.line:
+        count = len(analysis.line)
+        out.append(f"a winning line has {count} moves: scorpion analyze {analysis.game}\n", style="dim")
     return out

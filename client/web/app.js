@@ -39,7 +39,8 @@ const ERRORS = {
   unavailable: "Not available on this server (yet).",
   internal: "The server failed; please try again.",
 };
-const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign"]);
+const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
+const VERDICT_WORD = { winnable: "yes", unwinnable: "no", unknown: "unknown" };
 
 // ---------------------------------------------------------------- state
 
@@ -62,6 +63,10 @@ const S = {
   daily: null,
   outbox: [],                // lobby requests made before the server's welcome
   followingGames: false,
+  analyses: new Map(),       // game id -> `analysis` (the solver's verdict on a finished game)
+  slipped: new Map(),        // game id -> the player's move after which the win slipped away
+  resultGame: null,          // the game whose result is shown
+  winnable: null,            // last `winnable_info` (shown while the board is unchanged)
 };
 
 const serverNow = () => Date.now() + S.offset;
@@ -198,6 +203,9 @@ function onMessage(msg) {
     case "stats_info": return onStats(msg);
     case "saved_games_list": return onSaved(msg);
     case "forgotten": return onForgotten(msg);
+    case "analysis": return onAnalysis(msg);
+    case "winnable_info": return onWinnableInfo(msg);
+    case "replay_log": return onReplayLog(msg);
     default: return;          // newer servers may send types this page does not know
   }
 }
@@ -302,6 +310,13 @@ function onError(msg) {
   if (request === "queue_join" && S.mode === "queue") setMode("lobby");
   if (request === "watch" && S.mode === "watch") { S.watch = null; setMode("lobby"); }
   if (request === "hint") S.hint = null;
+  if (request === "winnable") { S.winnable = null; renderGame(); }
+  if (request === "replay") return;          // only asked for the analysis: the move number alone is told
+  if (request === "analyze") {
+    // Still being computed: the server pushes it when ready. Otherwise there is none to show.
+    if (msg.code !== "unavailable") { $("analysis").hidden = true; }
+    return;
+  }
   if (request === "room_join" && msg.code === "room_started" && S.lastJoin) {
     notify(ERRORS.room_started, "Watching it instead.");
     send({ type: "watch", room: S.lastJoin });
@@ -410,6 +425,7 @@ function onEvent(msg, fromBatch = false) {
     S.game = newGame(msg);
     S.selected = null;
     S.hint = null;
+    S.winnable = null;
     S.room = null;
     S.queueVariant = null;
     S.countdownStart = null;
@@ -437,6 +453,7 @@ function onEvent(msg, fromBatch = false) {
     if (me) { me.summary = msg.summary; me.status = game.status; }
     S.selected = null;
     S.hint = null;
+    S.winnable = null;
   } else if (msg.type === "progress") {
     const racer = game.racers.get(msg.player);
     if (racer) { racer.summary = msg.summary; racer.status = msg.status; }
@@ -478,6 +495,7 @@ function onSnapshot(msg) {
   S.game = game;
   S.selected = null;
   S.hint = null;
+  S.winnable = null;
   S.pending = null;
   setMode("game");
   renderGame();
@@ -515,12 +533,47 @@ function onHints(msg) {
     S.hint = { deal: true };
     notify("Hint: deal the reserve.", "", 5000);
   } else {
-    const from = typeof first.from === "string" ? { cell: Number(first.from.slice(1)) - 1 } : null;
-    const source = from || locate(game.view, first.card);
-    S.hint = source ? { source, to: first.to - 1 } : null;
+    S.hint = hintOf(game, first);
     notify(`Hint: move ${cardLabel(first.card)} to column ${first.to}.`, "", 5000);
   }
   renderGame();
+}
+
+// The board highlight of a wire move: its card (and those on it) and its target column.
+function hintOf(game, move) {
+  if (move.deal) return { deal: true };
+  const from = typeof move.from === "string" ? { cell: Number(move.from.slice(1)) - 1 } : null;
+  const source = from || locate(game.view, move.card);
+  return source ? { source, to: move.to - 1 } : null;
+}
+
+function moveLabel(move) {
+  if (move.deal) return "deal the reserve";
+  return `${cardLabel(move.card)} from ${typeof move.from === "string" ? move.from : `column ${move.from}`} to column ${move.to}`;
+}
+
+function askWinnable() {
+  const game = S.game;
+  if (!game || game.mode !== "solo") return;
+  if (gameRequest("winnable") === null) return;
+  S.winnable = { game: game.id, v: game.v, verdict: "asking" };
+  renderGame();
+}
+
+function onWinnableInfo(msg) {
+  S.pending = null;
+  const game = S.game;
+  if (!game || msg.game !== game.id) return;
+  S.winnable = msg;
+  if (msg.verdict === "winnable" && msg.move && msg.v === game.v) S.hint = hintOf(game, msg.move);
+  renderGame();
+}
+
+function winnableText(info) {
+  if (info.verdict === "asking") return "Asking the solver…";
+  if (info.verdict === "winnable") return info.move ? `Still winnable: yes. Try ${moveLabel(info.move)}.` : "Still winnable: yes.";
+  if (info.verdict === "unwinnable") return "Still winnable: no, this game can no longer be won.";
+  return "Still winnable: unknown (the solver gave up).";
 }
 
 function clock(seconds) {
@@ -553,6 +606,13 @@ function renderGame() {
     : game.status === "playing" ? modeTitle(game)
       : `you ${STATUS_TEXT[game.status]}${game.racers.size > 1 ? " · waiting for the others" : ""}`;
   $("btn-new").hidden = game.mode !== "solo";
+  $("btn-winnable").hidden = game.mode !== "solo";
+  $("btn-winnable").disabled = !playing;
+  const info = S.winnable && S.winnable.game === game.id && playing
+    && (S.winnable.v === game.v || S.winnable.verdict === "asking") ? S.winnable : null;
+  $("winnable-verdict").hidden = !info;
+  $("winnable-verdict").textContent = info ? winnableText(info) : "";
+  if (info) $("winnable-verdict").dataset.verdict = info.verdict;
   pill.dataset.status = game.ended ? "ended" : game.status;
   const opts = game.options;
   const hasReserve = view.cells.length === 0 && game.variant !== "three-blind-mice";
@@ -757,6 +817,7 @@ function onGlobalKey(event) {
   else if (key === "d" && !$("btn-deal").disabled && !$("btn-deal").hidden) gameRequest("deal");
   else if (key === "u" && !$("btn-undo").disabled && !$("btn-undo").hidden) gameRequest("undo");
   else if (key === "h" && !$("btn-hint").disabled && !$("btn-hint").hidden) gameRequest("hint");
+  else if (key === "w" && !$("btn-winnable").disabled && !$("btn-winnable").hidden) askWinnable();
 }
 
 // ---------------------------------------------------------------- results
@@ -788,9 +849,97 @@ function showResult(msg, roster) {
   const soloGame = S.game && S.game.id === msg.game && S.game.mode === "solo" ? S.game : null;
   $("btn-replay").hidden = !soloGame;
   $("btn-result-new").hidden = !soloGame;
+  // The solver's analysis follows for the player's own solo games and races (a daily
+  // game's only once its day is over, and never for practice).
+  const ownGame = S.game && S.game.id === msg.game ? S.game : null;
+  S.resultGame = msg.game;
+  $("analysis").dataset.game = msg.game;
+  $("analysis-line").hidden = true;
+  $("btn-show-line").setAttribute("aria-expanded", "false");
+  $("btn-show-line").textContent = "Show the winning line";
+  const expected = Boolean(mine && ownGame && (ownGame.mode === "solo" || ownGame.mode === "race"));
+  if (!S.analyses.has(msg.game) && expected) {
+    setTimeout(() => {
+      if (S.resultGame === msg.game && !S.analyses.has(msg.game)) send({ type: "analyze", game: msg.game });
+    }, 5000);
+  }
+  renderAnalysis(expected);
   S.resultOpen = true;
   $("result").hidden = false;
   $("btn-result-close").focus({ preventScroll: true });
+}
+
+function onAnalysis(msg) {
+  S.analyses.set(msg.game, msg);
+  const slipped = msg.slipped ?? null;
+  if (slipped !== null && !S.slipped.has(msg.game)) {
+    S.slipped.set(msg.game, null);
+    send({ type: "replay", game: msg.game });     // the player's line, to name the move
+  }
+  if (S.resultGame === msg.game) renderAnalysis(true);
+}
+
+function onReplayLog(msg) {
+  if (msg.request !== "replay" || !S.slipped.has(msg.game)) return;
+  const analysis = S.analyses.get(msg.game);
+  if (!analysis) return;
+  // The player's final line: their moves with the undos taken back (as the analysis counts).
+  const line = [];
+  for (const log of msg.logs) {
+    if (log.player !== analysis.player) continue;
+    for (const move of log.moves) {
+      if (move.undo) line.pop();
+      else line.push(move);
+    }
+  }
+  S.slipped.set(msg.game, line[analysis.slipped] || null);
+  if (S.resultGame === msg.game) renderAnalysis(true);
+}
+
+// The analysis box of the result: verdict, where the win slipped away, the winning line.
+function renderAnalysis(expected) {
+  const box = $("analysis");
+  const game = S.resultGame;
+  const analysis = game ? S.analyses.get(game) : null;
+  if (!analysis) {
+    box.hidden = !expected;
+    box.dataset.state = "waiting";
+    $("analysis-verdict").textContent = "Analysing the deal…";
+    $("analysis-slipped").textContent = "";
+    $("analysis-line-info").textContent = "";
+    $("btn-show-line").hidden = true;
+    $("analysis-line").replaceChildren();
+    return;
+  }
+  box.hidden = false;
+  box.dataset.state = "ready";
+  const word = VERDICT_WORD[analysis.verdict] || analysis.verdict;
+  const verdict = $("analysis-verdict");
+  verdict.replaceChildren("Deal winnable: ");
+  const strong = document.createElement("span");
+  strong.className = word;
+  strong.textContent = word;
+  verdict.append(strong);
+  const slipped = analysis.slipped ?? null;
+  let outcome = "";
+  if (analysis.won) outcome = "You won.";
+  else if (slipped !== null) {
+    const move = S.slipped.get(game);
+    outcome = `Your win slipped away at move ${slipped + 1}${move ? ` (${moveLabel(move)})` : ""}.`;
+  } else if (analysis.verdict === "winnable") outcome = "Your game was not proved lost when it ended.";
+  $("analysis-slipped").textContent = outcome;
+  const line = analysis.line || [];
+  $("analysis-line-info").textContent = line.length
+    ? `A winning line from the opening has ${line.length} moves.` : "";
+  $("btn-show-line").hidden = line.length === 0;
+  const list = $("analysis-line");
+  list.replaceChildren();
+  for (const move of line) {
+    const li = document.createElement("li");
+    li.textContent = move.deal ? "deal" : `${cardLabel(move.card)} ${move.from}→${move.to}`;
+    li.title = moveLabel(move);
+    list.append(li);
+  }
 }
 
 // ---------------------------------------------------------------- live games and spectating
@@ -1093,6 +1242,13 @@ function bind() {
   $("btn-deal").addEventListener("click", () => gameRequest("deal"));
   $("btn-undo").addEventListener("click", () => gameRequest("undo"));
   $("btn-hint").addEventListener("click", () => gameRequest("hint"));
+  $("btn-winnable").addEventListener("click", askWinnable);
+  $("btn-show-line").addEventListener("click", () => {
+    const list = $("analysis-line");
+    list.hidden = !list.hidden;
+    $("btn-show-line").setAttribute("aria-expanded", String(!list.hidden));
+    $("btn-show-line").textContent = list.hidden ? "Show the winning line" : "Hide the winning line";
+  });
   $("btn-resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("btn-resign-no").focus(); });
   $("btn-resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; });
   $("btn-resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; gameRequest("resign"); });

@@ -13,6 +13,7 @@ from ..server.conftest import NodeFactory
 from .conftest import PHONE, PageFactory
 
 DEAL = 1234567890123
+WINNABLE = 1_000_000_000_007  # the solver proves it winnable at once, with a 52-move line
 TOP_STRIP = {"x": 8, "y": 6}  # the visible strip of a card that others cover
 
 
@@ -208,7 +209,7 @@ def test_keyboard_play_hints_undo_and_a_resume_after_a_lost_connection(
 def test_solo_game_replay_daily_leaderboard_and_stats(
     start_node: NodeFactory, open_page: PageFactory, artifacts: Path
 ) -> None:
-    node = start_node()
+    node = start_node(test_deals=WINNABLE)
     dana = open_page(base_url(node), "Dana", viewport=PHONE)
     dana.click("#btn-solo")
     expect(dana.locator("#screen-game")).to_be_visible()
@@ -216,6 +217,12 @@ def test_solo_game_replay_daily_leaderboard_and_stats(
     expect(dana.locator("#racers-panel")).to_be_hidden()
     expect(dana.locator("#btn-undo")).to_be_visible()
     opening = exposed_cards(dana, "#board")
+
+    # Still winnable? The solver says so, and its winning move is highlighted like a hint.
+    dana.click("#btn-winnable")
+    expect(dana.locator("#winnable-verdict")).to_contain_text("Still winnable: yes. Try", timeout=30_000)
+    expect(dana.locator("#board .column.hint-target")).to_have_count(1)
+    expect(dana.locator("#board .card.hinted").first).to_be_visible()
 
     # Play the first hinted move by clicks, then resign and replay the same deal.
     dana.click("#btn-hint")
@@ -229,6 +236,19 @@ def test_solo_game_replay_daily_leaderboard_and_stats(
     dana.click("#btn-resign-yes")
     expect(dana.locator("#result")).to_be_visible()
     expect(dana.locator("#h-result")).to_contain_text("Game over")
+    expect(dana.locator("#btn-winnable")).to_be_disabled()
+
+    # The solver's analysis comes on the result: the deal was winnable, with a 52-move line.
+    expect(dana.locator("#analysis")).to_be_visible()
+    expect(dana.locator("#analysis-verdict")).to_have_text("Deal winnable: yes", timeout=30_000)
+    expect(dana.locator("#analysis-slipped")).to_contain_text(
+        re.compile(r"Your win slipped away at move 1 \(.+ to column \d\)\.|not proved lost")
+    )
+    expect(dana.locator("#analysis-line-info")).to_have_text("A winning line from the opening has 52 moves.")
+    expect(dana.locator("#analysis-line")).to_be_hidden()
+    dana.click("#btn-show-line")
+    expect(dana.locator("#analysis-line li")).to_have_count(52)
+    dana.screenshot(path=str(artifacts / "result-analysis-phone.png"), full_page=True)
     dana.click("#btn-replay")
     expect(dana.locator("#result")).to_be_hidden()
     expect(dana.locator("#moves")).to_have_text("0")
