@@ -16,7 +16,9 @@ key                             type    what it holds
                                         state, options, roster, event version ``ver``
 ``{g:ID}:p:PLAYER``             hash    racer status, summary, ``changed`` (the event
                                         version of the racer's last board change)
-``{g:ID}:m:PLAYER``             list    the racer's move list (the current line)
+``{g:ID}:m:PLAYER``             list    the racer's actions in order: moves (``7H:2-5``,
+                                        ``deal``) and ``undo`` markers; replaying them
+                                        rebuilds the racer's board
 ``{g:ID}:log``                  list    the game's events; entry i has version i + 1
 ``{g:ID}:a:PLAYER``             string  the racer's post-game analysis (JSON)
 ``live``                        zset    running game ids by start time (ms)
@@ -113,8 +115,6 @@ local ver = current + 1
 redis.call('HSET', KEYS[1], 'ver', ver)
 if ARGV[3] == 'push' then
   redis.call('RPUSH', KEYS[3], ARGV[4])
-elseif ARGV[3] == 'pop' then
-  redis.call('RPOP', KEYS[3])
 end
 redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 8))
 redis.call('RPUSH', KEYS[4], ARGV[5])
@@ -491,8 +491,9 @@ class Store:
         The script checks that the game is running, that the racer's board is still the
         one the caller validated against (``based_on``, else ``conflict``: reload and
         retry), and that the client had seen the racer's latest change (``seen_version``,
-        else ``stale``); then it pushes or pops the move list, stores the new summary,
-        bumps the version, appends ``event`` and publishes it.
+        else ``stale``); then it appends the action to the racer's list (``op`` ``push``;
+        ``none`` for a status change such as resigning), stores the new summary, bumps the
+        version, appends ``event`` and publishes it.
         """
         keys = [
             _game_key(game_id, "meta"),

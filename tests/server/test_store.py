@@ -80,15 +80,17 @@ async def test_a_node_with_an_outdated_board_gets_a_conflict(redis_url: str) -> 
     await store.close()
 
 
-async def test_undo_pops_the_move_list_and_events_are_versioned(redis_url: str) -> None:
+async def test_an_undo_is_kept_as_an_action_and_events_are_versioned(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
     await store.act(
         "g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event='{"n":2}', fields={}
     )
-    await store.act("g1", "pa", seen_version=2, based_on=2, op="pop", move="", event='{"n":3}', fields={})
+    await store.act(
+        "g1", "pa", seen_version=2, based_on=2, op="push", move="undo", event='{"n":3}', fields={}
+    )
     racer = await store.racer("g1", "pa")
-    assert racer is not None and racer.moves == []
+    assert racer is not None and racer.moves == ["7H:2-5", "undo"]
     assert await store.events("g1", 1) == [(2, '{"n":2}'), (3, '{"n":3}')]
     assert await store.events("g1", 3) == []
     await store.close()
