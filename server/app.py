@@ -68,7 +68,6 @@ from protocol.message import (
     QueueJoin,
     QueueTimeout,
     Racer,
-    RacerProgress,
     Ready,
     Replay,
     Resign,
@@ -859,12 +858,12 @@ class ScorpionServer:
         assert session.player is not None
         games = []
         for game_id in await self.store.saved_games(session.player):
-            record = await self.store.game(game_id)
-            racer = await self.store.racer(game_id, session.player)
-            if record is None or racer is None or record.meta.get("state") != "racing":
+            record = await self.store.game(game_id, with_moves=False)
+            mine = [r for r in record.racers if r.player_id == session.player] if record else []
+            if record is None or not mine or record.meta.get("state") != "racing":
                 await self.store.unsave_game(session.player, game_id)
                 continue
-            summary = json.loads(racer.fields.get("summary", "{}"))
+            summary = json.loads(mine[0].fields.get("summary", "{}"))
             games.append(
                 SavedGame(
                     game=game_id,
@@ -954,8 +953,8 @@ class ScorpionServer:
         """
         attempt, done = await self.store.daily_attempt(date, variant, player)
         if attempt is not None and not done:
-            record = await self.store.game(attempt)
-            done = record is not None and record.meta.get("state") != "racing"
+            state = await self.store.game_state(attempt)
+            done = state is not None and state != "racing"
         return attempt, done
 
     async def may_see_daily(self, player: str | None, game: LiveGame) -> bool:
@@ -1296,10 +1295,7 @@ class ScorpionServer:
             start=game.start,
             spectators=self.spectator_totals.get(game.game_id, self.spectator_count(game.game_id)),
             room=game.room,
-            racers=tuple(
-                RacerProgress(player=pid, summary=game.summary.get(pid, {}), status=game.status[pid])
-                for pid in game.racer_ids()
-            ),
+            racers=game.progress(),
         )
 
     async def _count_spectators(self) -> None:

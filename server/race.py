@@ -129,6 +129,13 @@ class LiveGame:
         """Return the roster as wire records."""
         return tuple(Racer(player=pid, name=name) for pid, name in self.roster)
 
+    def progress(self) -> tuple[RacerProgress, ...]:
+        """Return every racer's latest summary and status, in seat order."""
+        return tuple(
+            RacerProgress(player=pid, summary=self.summary.get(pid, {}), status=self.status[pid])
+            for pid in self.racer_ids()
+        )
+
 
 def _fields(summary: dict[str, Any], status: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"summary": json.dumps(summary), "status": status}
@@ -303,7 +310,7 @@ class RaceService:
         return game
 
     async def _fetch(self, game_id: str) -> LiveGame | None:
-        record = await self.store.game(game_id)
+        record = await self.store.game(game_id, with_moves=False)
         if record is None:
             return None
         meta = record.meta
@@ -525,7 +532,7 @@ class RaceService:
         game = await self.load(game_id)
         if game is None or game.ended:
             return
-        record = await self.store.game(game_id)
+        record = await self.store.game(game_id, with_moves=False)
         if record is None or record.meta.get("state") != "racing":
             return
         now = now_ms()
@@ -590,10 +597,7 @@ class RaceService:
             view=player_view(board).as_dict(),
             summary=summarize(board, game.elapsed_seconds(now)).as_dict(),
             status=game.status[player_id],
-            racers=tuple(
-                RacerProgress(player=pid, summary=game.summary.get(pid, {}), status=game.status[pid])
-                for pid in game.racer_ids()
-            ),
+            racers=game.progress(),
             mode=game.mode,
             daily=game.daily,
         )

@@ -436,8 +436,13 @@ class Store:
             pipe.publish(LIVE_CHANNEL, "+" + game_id)
             await pipe.execute()
 
-    async def game(self, game_id: str) -> GameRecord | None:
-        """Return a stored game with every racer's record, or ``None``."""
+    async def game_state(self, game_id: str) -> str | None:
+        """Return a game's state (``racing``, ``ended``), or ``None`` if no such game is kept."""
+        state: str | None = await self.redis.hget(_game_key(game_id, "meta"), "state")  # type: ignore[assignment]
+        return state
+
+    async def game(self, game_id: str, *, with_moves: bool = True) -> GameRecord | None:
+        """Return a stored game with every racer's record (and move list), or ``None``."""
         meta: dict[str, str] = await self.redis.hgetall(_game_key(game_id, "meta"))  # type: ignore[assignment]
         if not meta:
             return None
@@ -445,11 +450,14 @@ class Store:
         async with self.redis.pipeline(transaction=False) as pipe:
             for racer in roster:
                 pipe.hgetall(_game_key(game_id, f"p:{racer['id']}"))
-                pipe.lrange(_game_key(game_id, f"m:{racer['id']}"), 0, -1)
+                if with_moves:
+                    pipe.lrange(_game_key(game_id, f"m:{racer['id']}"), 0, -1)
             replies = await pipe.execute()
+        per_racer = 2 if with_moves else 1
         racers = []
         for index, racer in enumerate(roster):
-            fields, moves = replies[2 * index], replies[2 * index + 1]
+            fields = replies[per_racer * index]
+            moves = replies[per_racer * index + 1] if with_moves else []
             racers.append(
                 RacerRecord(
                     player_id=racer["id"],
