@@ -39,6 +39,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--numbers-file", type=Path, help="solve the numbers in this file, one per line")
     parser.add_argument("--out", type=Path, help="write every deal's number and result to this JSON file")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--cpu-clock",
+        action="store_true",
+        help="measure the time budget and solve times in the worker's CPU seconds rather than wall "
+        "seconds, so that a study on a busy machine decides the same deals as on a quiet one",
+    )
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="solve nothing: summarize the deals of earlier --out files together",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -51,9 +64,12 @@ def draw_numbers(count: int, seed: int | None) -> list[int]:
     return [COMPETITIVE_MIN + secrets.randbelow(span) for _ in range(count)]
 
 
-def _solve_one(task: tuple[str, int, str, float, int]) -> dict[str, object]:
-    variant, number, rule, seconds, nodes = task
-    budget = Budget(nodes=nodes, seconds=seconds, clock=time.perf_counter)
+Task = tuple[str, int, str, float, int, bool]
+
+
+def _solve_one(task: Task) -> dict[str, object]:
+    variant, number, rule, seconds, nodes, cpu_clock = task
+    budget = Budget(nodes=nodes, seconds=seconds, clock=time.process_time if cpu_clock else time.perf_counter)
     solution = solve_deal(variant, number, rule, budget)
     return {
         "number": number,
@@ -64,7 +80,7 @@ def _solve_one(task: tuple[str, int, str, float, int]) -> dict[str, object]:
     }
 
 
-def _results(tasks: list[tuple[str, int, str, float, int]], workers: int) -> Iterator[dict[str, object]]:
+def _results(tasks: list[Task], workers: int) -> Iterator[dict[str, object]]:
     if workers <= 1:
         for task in tasks:
             yield _solve_one(task)
@@ -93,14 +109,57 @@ def summarize(results: list[dict[str, object]]) -> dict[str, object]:
     return summary
 
 
+def _merge(files: list[Path], as_json: bool) -> int:
+    results: list[dict[str, object]] = []
+    seen: set[object] = set()
+    described: set[tuple[object, object, object]] = set()
+    for path in files:
+        data = json.loads(path.read_text())
+        head = data["summary"]
+        described.add((head["variant"], head["reserve"], head["budget_seconds"]))
+        for item in data["deals"]:
+            if item["number"] not in seen:
+                seen.add(item["number"])
+                results.append(item)
+    if len(described) != 1:
+        print(f"error: the files describe different studies: {sorted(map(str, described))}", file=sys.stderr)
+        return 2
+    variant, reserve, budget = described.pop()
+    summary = summarize(results)
+    summary.update({"variant": variant, "reserve": reserve, "budget_seconds": budget,
+                    "files": [str(path) for path in files]})
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        _print_summary(summary, str(variant), str(reserve), budget)
+    return 0
+
+
+def _print_summary(summary: dict[str, object], variant: str, reserve: str, budget: object) -> None:
+    print(f"{variant} {reserve}: {summary['deals']} deals, budget {budget} s per deal")
+    for verdict in Verdict:
+        entry = summary[verdict.value]
+        assert isinstance(entry, dict)
+        low, high = entry["ci95"]
+        print(f"  {verdict.value:<10} {entry['count']:>6}  {100 * entry['share']:6.2f}%  "
+              f"95% CI {100 * low:.2f}-{100 * high:.2f}%")
+    timing = summary["seconds"]
+    assert isinstance(timing, dict)
+    template = "  solve time: median {median:.4f} s, p90 {p90:.4f} s, p99 {p99:.3f} s, max {max:.3f} s"
+    print(template.format(**timing))
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the study and print its summary."""
+    if args.merge:
+        return _merge(args.merge, args.json)
     if args.numbers_file is not None:
         numbers = [int(line) for line in args.numbers_file.read_text().split() if line.strip()]
     else:
         numbers = draw_numbers(args.deals, args.seed)
     tasks = [
-        (args.variant, number, args.reserve, args.budget_seconds, args.budget_nodes) for number in numbers
+        (args.variant, number, args.reserve, args.budget_seconds, args.budget_nodes, args.cpu_clock)
+        for number in numbers
     ]
     results: list[dict[str, object]] = []
     tally = dict.fromkeys((verdict.value for verdict in Verdict), 0)
@@ -125,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
             "budget_nodes": args.budget_nodes,
             "seed": args.seed,
             "workers": args.workers,
+            "clock": "cpu" if args.cpu_clock else "wall",
             "wall_seconds": round(time.perf_counter() - started, 3),
             "loadavg": list(os.getloadavg()),
         }
@@ -136,17 +196,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
         return 0
-    print(f"{args.variant} {args.reserve}: {len(results)} deals, budget {args.budget_seconds} s per deal")
-    for verdict in Verdict:
-        entry = summary[verdict.value]
-        assert isinstance(entry, dict)
-        low, high = entry["ci95"]
-        print(f"  {verdict.value:<10} {entry['count']:>6}  {100 * entry['share']:6.2f}%  "
-              f"95% CI {100 * low:.2f}-{100 * high:.2f}%")
-    timing = summary["seconds"]
-    assert isinstance(timing, dict)
-    template = "  solve time: median {median:.4f} s, p90 {p90:.4f} s, p99 {p99:.3f} s, max {max:.3f} s"
-    print(template.format(**timing))
+    _print_summary(summary, args.variant, args.reserve, args.budget_seconds)
     if args.out is not None:
         print(f"  deals and results: {args.out}")
     else:

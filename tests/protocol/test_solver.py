@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -322,3 +323,25 @@ def test_the_study_command_reports_counts_and_lists_its_deals(capsys: pytest.Cap
     assert "6/6" in captured.err
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["numbers"] == data["numbers"]
+
+
+def test_study_files_merge_without_counting_a_deal_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    common = ["study", "--budget-seconds", "5", "--reserve", "when-stuck", "--cpu-clock"]
+    assert main([*common, "--deals", "4", "--seed", "4", "--out", str(first)]) == 0
+    assert main([*common, "--deals", "6", "--seed", "4", "--out", str(second)]) == 0
+    capsys.readouterr()
+    stored = json.loads(second.read_text())
+    assert stored["summary"]["clock"] == "cpu"
+    assert main(["study", "--merge", str(first), str(second), "--json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert merged["deals"] == 6  # the first file's four deals are the second's first four
+    expected = {name: stored["summary"][name]["count"] for name in ("winnable", "unwinnable", "unknown")}
+    assert {name: merged[name]["count"] for name in expected} == expected
+    other = tmp_path / "c.json"
+    anytime = ["study", "--budget-seconds", "5", "--reserve", "any-time", "--deals", "1", "--seed", "9"]
+    assert main([*anytime, "--out", str(other)]) == 0
+    assert main(["study", "--merge", str(first), str(other)]) == 2
+    assert "different studies" in capsys.readouterr().err
