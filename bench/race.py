@@ -3,8 +3,9 @@
 Prints figures; asserts nothing. Three parts, all on loopback:
 
 1. Floor: a bare websockets + msgpack echo server that makes one Redis round trip (an
-   EVALSHA of a one-line script) per message, driven by the same clients doing the same
-   work (each picks a legal move on its own board before sending it).
+   EVALSHA of a one-line script) per message, in its own process as the race server is,
+   driven by the same clients doing the same work (each picks a legal move on its own
+   board before sending it).
 2. The race server: N racers in N/2 friend races on a known deal, each sending legal
    moves (or an undo when every move would end their game) as fast as acks come back.
 3. Idle memory: C connected clients that said hello, RSS growth of the server process
@@ -21,6 +22,7 @@ import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +35,16 @@ from websockets.asyncio.server import serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import BenchClient, choose_move, machine, percentile, rss_kib, start_server, stop_server
+from support import (
+    BenchClient,
+    choose_move,
+    cpu_seconds,
+    machine,
+    percentile,
+    rss_kib,
+    start_server,
+    stop_server,
+)
 
 from protocol.codec import MSGPACK, encode
 from protocol.game import Board, move_json
@@ -46,7 +57,8 @@ DEAL = 987654321987
 # -- floor ------------------------------------------------------------------------------
 
 
-async def floor_server(redis_url: str) -> tuple[Any, int]:
+async def serve_floor(redis_url: str) -> None:
+    """Run the floor server until stdin closes (the benchmark starts it as a child process)."""
     import redis.asyncio as aioredis
 
     client = aioredis.Redis.from_url(redis_url)
@@ -58,9 +70,26 @@ async def floor_server(redis_url: str) -> tuple[Any, int]:
             await script(keys=["floor"], args=[])
             await ws.send(msgpack.packb({"type": "accepted", "ref": request.get("ref"), "v": 1}))
 
-    server = await serve(handler, "127.0.0.1", 0, compression=None)
-    port = server.sockets[0].getsockname()[1]
-    return server, port
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        print(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}/", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+
+def start_floor(redis_url: str) -> tuple[subprocess.Popen[str], int]:
+    process = subprocess.Popen(
+        [sys.executable, __file__, "--serve-floor", redis_url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    return process, int(process.stdout.readline().rsplit(":", 1)[1].strip("/\n"))
+
+
+def stop_floor(process: subprocess.Popen[str]) -> None:
+    assert process.stdin is not None
+    process.stdin.close()
+    process.wait(10)
 
 
 async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list[float]]:
@@ -183,7 +212,11 @@ async def main() -> None:
     parser.add_argument("--racers", type=int, default=40)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--idle", type=int, default=5000)
+    parser.add_argument("--serve-floor", metavar="REDIS_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_floor:
+        await serve_floor(args.serve_floor)
+        return
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
@@ -196,26 +229,39 @@ async def main() -> None:
             "Redis with AOF on a unix socket"
         )
 
-        floor, floor_port = await floor_server(redis_url)
+        assert redis.process is not None
+        redis_pid = redis.process.pid
+        floor, floor_port = start_floor(redis_url)
+        cpu = cpu_seconds(floor.pid), cpu_seconds(redis_pid)
         f_count, f_lat = await drive_floor(floor_port, args.racers, args.seconds)
-        floor.close()
-        await floor.wait_closed()
+        f_cpu = cpu_seconds(floor.pid) - cpu[0], cpu_seconds(redis_pid) - cpu[1]
+        stop_floor(floor)
         f_rate = f_count / args.seconds
         print(
             f"floor  (echo + 1 Redis round trip): {f_rate:8.0f} msg/s   "
             f"p50 {1000 * percentile(f_lat, 0.5):6.2f} ms   p99 {1000 * percentile(f_lat, 0.99):6.2f} ms"
+        )
+        print(
+            f"       CPU per message: server {1e6 * f_cpu[0] / f_count:5.0f} us, "
+            f"Redis {1e6 * f_cpu[1] / f_count:5.0f} us"
         )
 
         process, port = start_server(
             redis_url, test_deals=DEAL, countdown_seconds=0.1, message_credits=100000, race_time_limit=3600
         )
         try:
+            cpu = cpu_seconds(process.pid), cpu_seconds(redis_pid)
             s_count, s_lat, errors = await drive_server(port, args.racers, args.seconds)
+            s_cpu = cpu_seconds(process.pid) - cpu[0], cpu_seconds(redis_pid) - cpu[1]
             s_rate = s_count / args.seconds
             print(
                 f"server (validated moves, Lua commit): {s_rate:6.0f} moves/s "
                 f"p50 {1000 * percentile(s_lat, 0.5):6.2f} ms"
                 f"   p99 {1000 * percentile(s_lat, 0.99):6.2f} ms   errors {errors}"
+            )
+            print(
+                f"       CPU per move (rooms set up included): server {1e6 * s_cpu[0] / s_count:5.0f} us, "
+                f"Redis {1e6 * s_cpu[1] / s_count:5.0f} us"
             )
             print(
                 f"ratio: throughput {s_rate / f_rate:.2f}x the floor (goal >= 0.7), "

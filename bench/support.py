@@ -29,6 +29,7 @@ __all__ = [
     "choose_move",
     "machine",
     "percentile",
+    "cpu_seconds",
     "rss_kib",
     "start_server",
     "stop_server",
@@ -60,6 +61,12 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """Return the CPU time (user + system) a process has used so far, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def machine() -> str:

@@ -25,6 +25,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar
 
+import orjson
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
@@ -658,7 +659,7 @@ class ScorpionServer:
             return  # made here: delivered to this node's clients when it was committed
         game = self.race.games.get(channel[3 : channel.index("}")])
         if game is not None:
-            self._dispatch_event(game, int(version_text), json.loads(raw))
+            self._dispatch_event(game, int(version_text), orjson.loads(raw))
 
     def _local_event(self, game_id: str, version: int, event: dict[str, Any]) -> None:
         """Deliver an event this node just committed, without waiting for its pub/sub echo."""

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from .store import Store
 
@@ -28,16 +27,14 @@ class Hub:
 
     def __init__(self, store: Store, on_error: Callable[[], None] | None = None) -> None:
         self.store = store
-        self.pubsub = store.pubsub()
+        self.subscriber = store.subscriber()
         self.listeners: dict[str, list[Listener]] = {}
         self.task: asyncio.Task[None] | None = None
         self.on_error = on_error
-        self._lock = asyncio.Lock()
 
     async def start(self) -> None:
         """Open the pub/sub connection and start dispatching."""
-        # A placeholder subscription keeps the connection open before any real one.
-        await self.pubsub.subscribe("node:hello")
+        await self.subscriber.open()
         self.task = asyncio.create_task(self._run(), name="hub")
 
     async def stop(self) -> None:
@@ -46,46 +43,52 @@ class Hub:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
-        with contextlib.suppress(Exception):
-            await self.pubsub.aclose()
+        self.subscriber.close()
 
     async def subscribe(self, channel: str, listener: Listener) -> None:
         """Deliver ``channel``'s messages to ``listener`` until :meth:`unsubscribe`."""
-        async with self._lock:
-            listeners = self.listeners.setdefault(channel, [])
-            first = not listeners
-            listeners.append(listener)
-            if first:
-                await self.pubsub.subscribe(channel)
+        listeners = self.listeners.setdefault(channel, [])
+        listeners.append(listener)
+        if len(listeners) == 1:
+            self.subscriber.subscribe(channel)  # while reconnecting: resubscribed after
 
     async def unsubscribe(self, channel: str, listener: Listener) -> None:
         """Stop delivering ``channel`` to ``listener``."""
-        async with self._lock:
-            listeners = self.listeners.get(channel)
-            if not listeners or listener not in listeners:
+        listeners = self.listeners.get(channel)
+        if not listeners or listener not in listeners:
+            return
+        listeners.remove(listener)
+        if not listeners:
+            del self.listeners[channel]
+            self.subscriber.unsubscribe(channel)
+
+    async def _reconnect(self) -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            try:
+                await self.subscriber.open()
+                if self.listeners:
+                    self.subscriber.subscribe(*self.listeners)
+                log.warning("pub/sub connection restored", extra={"channels": len(self.listeners)})
                 return
-            listeners.remove(listener)
-            if not listeners:
-                del self.listeners[channel]
-                await self.pubsub.unsubscribe(channel)
+            except Exception as exc:
+                log.warning("pub/sub reconnection failed: %s", exc)
 
     async def _run(self) -> None:
         while True:
             try:
-                message: dict[str, Any] | None = await self.pubsub.get_message(timeout=1.0)
+                batch = await self.subscriber.messages()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("pub/sub connection failed; reconnecting")
                 if self.on_error:
                     self.on_error()
-                await asyncio.sleep(0.5)
+                await self._reconnect()
                 continue
-            if message is None or message.get("type") != "message":
-                continue
-            channel, data = message["channel"], message["data"]
-            for listener in list(self.listeners.get(channel, ())):
-                try:
-                    listener(channel, data)
-                except Exception:
-                    log.exception("listener failed", extra={"channel": channel})
+            for channel, data in batch:
+                for listener in list(self.listeners.get(channel, ())):
+                    try:
+                        listener(channel, data)
+                    except Exception:
+                        log.exception("listener failed", extra={"channel": channel})

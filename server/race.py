@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from protocol.error import ErrorCode, ProtocolError
 from protocol.game import (
     DEAL,
@@ -446,7 +448,6 @@ class RaceService:
             status = {Status.WON: "finished", Status.STUCK: "stuck"}.get(state, "playing")
         summary = summarize(board, elapsed, status=state).as_dict()
         view = view_data(board)
-        extra = {"finished": now} if status in DONE else {}
         record = {
             "type": "move" if kind != "resign" else "status",
             "player": player_id,
@@ -458,7 +459,7 @@ class RaceService:
             "origin": origin or self.node + "/",
             "at": now,
         }
-        event = json.dumps(record)
+        event = orjson.dumps(record)
         outcome = await self.store.act(
             game.game_id,
             player_id,
@@ -467,7 +468,9 @@ class RaceService:
             op=op,
             move=text,
             event=event,
-            fields=_fields(summary, status, extra),
+            summary=orjson.dumps(summary),
+            status=status,
+            finished=now if status in DONE else None,
         )
         if outcome.result != "ok":
             # Put the cached board back as it was before this attempt.

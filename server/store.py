@@ -47,15 +47,20 @@ two nodes (or two tabs) sending the same move apply it exactly once.
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import hashlib
 import json
 import secrets
+import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import hiredis
 import redis.asyncio as aioredis
-from redis.asyncio.client import PubSub
+from redis.asyncio.connection import SSLConnection, parse_url
+from redis.exceptions import ResponseError
 
 __all__ = [
     "ActionOutcome",
@@ -63,6 +68,7 @@ __all__ = [
     "RacerRecord",
     "Store",
     "StoreError",
+    "Subscriber",
     "game_channel",
     "player_channel",
 ]
@@ -101,14 +107,16 @@ def _token_key(token: str) -> str:
     return "token:" + hashlib.sha256(token.encode()).hexdigest()
 
 
+# ARGV: seen version, based-on version, op, move, event, origin, summary, status[, finished]
+# The game's channel is derived from KEYS[1] ("{g:ID}:meta" -> "{g:ID}:ev").
 _ACT = """
-local state = redis.call('HGET', KEYS[1], 'state')
-if state ~= 'racing' then return {'over', state or ''} end
-local changed = tonumber(redis.call('HGET', KEYS[2], 'changed') or '-1')
+local meta = redis.call('HMGET', KEYS[1], 'state', 'ver')
+if meta[1] ~= 'racing' then return {'over', meta[1] or ''} end
+local racer = redis.call('HMGET', KEYS[2], 'changed', 'status')
+local changed = tonumber(racer[1] or '-1')
 if changed ~= tonumber(ARGV[2]) then return {'conflict', tostring(changed)} end
-local status = redis.call('HGET', KEYS[2], 'status')
-if status ~= 'playing' then return {'done', status or ''} end
-local current = tonumber(redis.call('HGET', KEYS[1], 'ver'))
+if racer[2] ~= 'playing' then return {'done', racer[2] or ''} end
+local current = tonumber(meta[2])
 local seen = tonumber(ARGV[1])
 if seen < changed or seen > current then return {'stale', tostring(changed)} end
 local ver = current + 1
@@ -116,9 +124,13 @@ redis.call('HSET', KEYS[1], 'ver', ver)
 if ARGV[3] == 'push' then
   redis.call('RPUSH', KEYS[3], ARGV[4])
 end
-redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 8))
+if ARGV[9] then
+  redis.call('HSET', KEYS[2], 'changed', ver, 'summary', ARGV[7], 'status', ARGV[8], 'finished', ARGV[9])
+else
+  redis.call('HSET', KEYS[2], 'changed', ver, 'summary', ARGV[7], 'status', ARGV[8])
+end
 redis.call('RPUSH', KEYS[4], ARGV[5])
-redis.call('PUBLISH', ARGV[6], ver .. '|' .. ARGV[7] .. '|' .. ARGV[5])
+redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
 return {'ok', tostring(ver)}
 """
 
@@ -236,6 +248,182 @@ class GameRecord:
         return result
 
 
+async def _open(settings: Mapping[str, Any]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Open a raw connection to Redis from redis-py's parsed URL settings, authenticated."""
+    if "path" in settings:
+        reader, writer = await asyncio.open_unix_connection(settings["path"])
+    else:
+        tls = ssl.create_default_context() if settings.get("connection_class") is SSLConnection else None
+        reader, writer = await asyncio.open_connection(
+            settings.get("host", "localhost"), settings.get("port", 6379), ssl=tls
+        )
+    if settings.get("password"):
+        user = settings.get("username")
+        auth = ("AUTH", user, settings["password"]) if user else ("AUTH", settings["password"])
+        writer.write(hiredis.pack_command(auth))
+        parser = hiredis.Reader(encoding="utf-8")
+        reply: Any = False
+        while reply is False:
+            data = await reader.read(4096)
+            if not data:
+                writer.close()
+                raise ConnectionError("Redis closed the connection")
+            parser.feed(data)
+            reply = parser.gets()
+        if isinstance(reply, hiredis.ReplyError):
+            writer.close()
+            raise ResponseError(str(reply))
+    return reader, writer
+
+
+class _Pipeline:
+    """One Redis connection that carries many commands at once, for the move path.
+
+    Every racer's action is one script call. Through redis-py each call checks a
+    connection out of the pool, wraps it in retry and timeout machinery and packs its
+    arguments in Python, which cost more than the script itself. Here calls are packed by
+    hiredis, written to one socket as they come (pipelined: replies arrive in order, so a
+    queue of futures pairs them up) and read by one task. A lost connection fails the
+    calls in flight (their outcome is unknown to the caller, exactly as with a single
+    command whose reply never came) and the next call reconnects.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.settings = parse_url(url)
+        self.writer: asyncio.StreamWriter | None = None
+        self.waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self.task: asyncio.Task[None] | None = None
+        self.connecting = asyncio.Lock()
+        self.scripts: dict[str, str] = {}
+
+    async def _connect(self) -> asyncio.StreamWriter:
+        async with self.connecting:
+            if self.writer is not None:
+                return self.writer
+            reader, writer = await _open(self.settings)
+            if self.settings.get("db"):
+                writer.write(hiredis.pack_command(("SELECT", self.settings["db"])))
+                self.waiting.append(asyncio.get_running_loop().create_future())
+            self.writer = writer
+            self.task = asyncio.get_running_loop().create_task(self._read(reader))
+            return writer
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        parser = hiredis.Reader(encoding="utf-8")
+        error: Exception = ConnectionError("Redis closed the connection")
+        try:
+            while True:
+                data = await reader.read(1 << 16)
+                if not data:
+                    break
+                parser.feed(data)
+                while (reply := parser.gets()) is not False:
+                    future = self.waiting.popleft()
+                    if not future.done():
+                        if isinstance(reply, hiredis.ReplyError):
+                            future.set_exception(ResponseError(str(reply)))
+                        else:
+                            future.set_result(reply)
+        except (OSError, hiredis.ProtocolError) as exc:
+            error = ConnectionError(f"lost the Redis connection: {exc}")
+        finally:
+            self._drop(error)
+
+    def _drop(self, error: Exception) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.writer = None
+        waiting, self.waiting = self.waiting, collections.deque()
+        for future in waiting:
+            if not future.done():
+                future.set_exception(error)
+            else:
+                future.exception()  # retrieved, so asyncio does not log it
+
+    async def call(self, *args: Any) -> Any:
+        """Send one command and return its reply (an error reply raises ``ResponseError``)."""
+        writer = self.writer or await self._connect()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.waiting.append(future)
+        writer.write(hiredis.pack_command(args))
+        return await future
+
+    async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """Run a Lua script by its SHA1, loading it on first use or after a flush."""
+        sha = self.scripts.get(source)
+        if sha is None:
+            sha = self.scripts[source] = hashlib.sha1(source.encode()).hexdigest()
+        try:
+            return await self.call("EVALSHA", sha, len(keys), *keys, *args)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+            return await self.call("EVAL", source, len(keys), *keys, *args)
+
+    async def close(self) -> None:
+        """Close the connection; calls in flight fail."""
+        task, self.task = self.task, None
+        self._drop(ConnectionError("the store was closed"))
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+class Subscriber:
+    """A pub/sub connection read with hiredis: messages come back in batches, in order.
+
+    Subscribing and unsubscribing only write the command (Redis confirms them in the
+    stream, and the confirmations are skipped). After a lost connection, :meth:`open`
+    again and subscribe again to every channel still wanted.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.settings = parse_url(url)
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.parser = hiredis.Reader(encoding="utf-8")
+
+    async def open(self) -> None:
+        """(Re)connect; no channel is subscribed afterwards."""
+        self.close()
+        self.reader, self.writer = await _open(self.settings)
+        self.parser = hiredis.Reader(encoding="utf-8")
+
+    def subscribe(self, *channels: str) -> None:
+        """Start receiving ``channels`` (nothing happens while the connection is closed)."""
+        if self.writer is not None:
+            self.writer.write(hiredis.pack_command(("SUBSCRIBE", *channels)))
+
+    def unsubscribe(self, *channels: str) -> None:
+        """Stop receiving ``channels``."""
+        if self.writer is not None:
+            self.writer.write(hiredis.pack_command(("UNSUBSCRIBE", *channels)))
+
+    async def messages(self) -> list[tuple[str, str]]:
+        """Wait for the next messages; return ``(channel, data)`` pairs in arrival order."""
+        if self.reader is None:
+            raise ConnectionError("the pub/sub connection is not open")
+        out: list[tuple[str, str]] = []
+        while not out:
+            data = await self.reader.read(1 << 16)
+            if not data:
+                raise ConnectionError("Redis closed the pub/sub connection")
+            self.parser.feed(data)
+            while (reply := self.parser.gets()) is not False:
+                if isinstance(reply, list) and len(reply) == 3 and reply[0] == "message":
+                    out.append((reply[1], reply[2]))
+                elif isinstance(reply, hiredis.ReplyError):
+                    raise ResponseError(str(reply))
+        return out
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
 class Store:
     """Game-level operations over one Redis connection pool."""
 
@@ -248,7 +436,8 @@ class Store:
         # the cap too, but its checkout costs about 100 us a command on the move path.
         pool = aioredis.ConnectionPool.from_url(url, max_connections=2048, decode_responses=True)
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
-        self._act = self.redis.register_script(_ACT)
+        self.url = url
+        self._pipeline = _Pipeline(url)
         self._set_status = self.redis.register_script(_SET_STATUS)
         self._end = self.redis.register_script(_END)
         self._join_room = self.redis.register_script(_JOIN_ROOM)
@@ -260,6 +449,7 @@ class Store:
 
     async def close(self) -> None:
         """Close the connection pool."""
+        await self._pipeline.close()
         await self.redis.aclose()
 
     async def ping(self) -> bool:
@@ -269,9 +459,9 @@ class Store:
         except Exception:
             return False
 
-    def pubsub(self) -> PubSub:
-        """Return a new pub/sub connection."""
-        return self.redis.pubsub(ignore_subscribe_messages=True)
+    def subscriber(self) -> Subscriber:
+        """Return a new (not yet open) pub/sub connection."""
+        return Subscriber(self.url)
 
     # -- players ------------------------------------------------------------------------
 
@@ -491,8 +681,10 @@ class Store:
         based_on: int,
         op: str,
         move: str,
-        event: str,
-        fields: Mapping[Any, Any],
+        event: str | bytes,
+        summary: str | bytes,
+        status: str,
+        finished: int | None = None,
     ) -> ActionOutcome:
         """Commit one racer's action in one round trip.
 
@@ -500,20 +692,16 @@ class Store:
         one the caller validated against (``based_on``, else ``conflict``: reload and
         retry), and that the client had seen the racer's latest change (``seen_version``,
         else ``stale``); then it appends the action to the racer's list (``op`` ``push``;
-        ``none`` for a status change such as resigning), stores the new summary, bumps the
-        version, appends ``event`` and publishes it.
+        ``none`` for a status change such as resigning), stores the new summary (JSON) and
+        status (and the finishing time, when given), bumps the version, appends ``event``
+        and publishes it.
         """
-        keys = [
-            _game_key(game_id, "meta"),
-            _game_key(game_id, f"p:{player_id}"),
-            _game_key(game_id, f"m:{player_id}"),
-            _game_key(game_id, "log"),
-        ]
-        flat: list[str | int] = []
-        for key, value in fields.items():
-            flat.extend((key, value))
-        args = [seen_version, based_on, op, move, event, game_channel(game_id), self.origin, *flat]
-        result, value = await self._act(keys=keys, args=args)
+        tag = "{g:" + game_id + "}:"
+        keys = (tag + "meta", tag + "p:" + player_id, tag + "m:" + player_id, tag + "log")
+        args: tuple[Any, ...] = (seen_version, based_on, op, move, event, self.origin, summary, status)
+        if finished is not None:
+            args += (finished,)
+        result, value = await self._pipeline.script(_ACT, keys, args)
         return ActionOutcome(result, value)
 
     async def set_racer_status(

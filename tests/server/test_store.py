@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
+from redis.exceptions import ResponseError
 
 from server.store import Store, StoreError
 
@@ -22,15 +24,19 @@ async def make_game(store: Store, game_id: str = "g1") -> None:
     )
 
 
+def act(store: Store, player: str, seen: int, based_on: int, move: str, event: str = "{}") -> Any:
+    """Commit one pushed move of ``player`` in game g1."""
+    return store.act(
+        "g1", player, seen_version=seen, based_on=based_on, op="push", move=move, event=event,
+        summary='{"score": 0}', status="playing",
+    )
+
+
 async def test_a_move_applies_once_and_the_same_move_again_is_stale(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    first = await store.act(
-        "g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={"score": 0}
-    )
-    second = await store.act(
-        "g1", "pa", seen_version=1, based_on=2, op="push", move="7H:2-5", event="{}", fields={"score": 0}
-    )
+    first = await act(store, "pa", 1, 1, "7H:2-5")
+    second = await act(store, "pa", 1, 2, "7H:2-5")
     assert (first.result, first.version) == ("ok", 2)
     assert second.result == "stale"
     record = await store.game("g1")
@@ -45,7 +51,7 @@ async def test_concurrent_identical_moves_commit_exactly_one(redis_url: str) -> 
     await make_game(store)
     outcomes = await asyncio.gather(
         *(
-            store.act("g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={})
+            act(store, "pa", 1, 1, "7H:2-5")
             for _ in range(10)
         )
     )
@@ -58,12 +64,8 @@ async def test_concurrent_identical_moves_commit_exactly_one(redis_url: str) -> 
 async def test_other_racers_moves_do_not_make_a_move_stale(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    bob = await store.act(
-        "g1", "pb", seen_version=1, based_on=1, op="push", move="KS:3-4", event="{}", fields={}
-    )
-    ann = await store.act(
-        "g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={}
-    )
+    bob = await act(store, "pb", 1, 1, "KS:3-4")
+    ann = await act(store, "pa", 1, 1, "7H:2-5")
     assert bob.result == ann.result == "ok"
     assert (bob.version, ann.version) == (2, 3)
     await store.close()
@@ -72,10 +74,8 @@ async def test_other_racers_moves_do_not_make_a_move_stale(redis_url: str) -> No
 async def test_a_node_with_an_outdated_board_gets_a_conflict(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    await store.act("g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event="{}", fields={})
-    outcome = await store.act(
-        "g1", "pa", seen_version=2, based_on=1, op="push", move="8H:1-2", event="{}", fields={}
-    )
+    await act(store, "pa", 1, 1, "7H:2-5")
+    outcome = await act(store, "pa", 2, 1, "8H:1-2")
     assert (outcome.result, outcome.value) == ("conflict", "2")
     await store.close()
 
@@ -83,12 +83,8 @@ async def test_a_node_with_an_outdated_board_gets_a_conflict(redis_url: str) -> 
 async def test_an_undo_is_kept_as_an_action_and_events_are_versioned(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    await store.act(
-        "g1", "pa", seen_version=1, based_on=1, op="push", move="7H:2-5", event='{"n":2}', fields={}
-    )
-    await store.act(
-        "g1", "pa", seen_version=2, based_on=2, op="push", move="undo", event='{"n":3}', fields={}
-    )
+    await act(store, "pa", 1, 1, "7H:2-5", '{"n":2}')
+    await act(store, "pa", 2, 2, "undo", '{"n":3}')
     racer = await store.racer("g1", "pa")
     assert racer is not None and racer.moves == ["7H:2-5", "undo"]
     assert await store.events("g1", 1) == [(2, '{"n":2}'), (3, '{"n":3}')]
@@ -102,9 +98,7 @@ async def test_a_game_ends_exactly_once_and_refuses_later_moves(redis_url: str) 
     first = await store.end_game("g1", ["pa", "pb"], '{"type":"race_ended"}', 5000, "[]", 60_000)
     second = await store.end_game("g1", ["pa", "pb"], '{"type":"race_ended"}', 5000, "[]", 60_000)
     assert (first, second) == (2, 0)
-    late = await store.act(
-        "g1", "pa", seen_version=2, based_on=1, op="push", move="7H:2-5", event="{}", fields={}
-    )
+    late = await act(store, "pa", 2, 1, "7H:2-5")
     assert late.result == "over"
     assert await store.live_games() == []
     await store.close()
@@ -134,4 +128,67 @@ async def test_the_queue_pairs_the_two_longest_waiting(redis_url: str) -> None:
     await store.enqueue("scorpion", "middle", 200)
     assert await store.match("scorpion", 2) == ["early", "middle"]
     assert await store.match("scorpion", 2) == []
+    await store.close()
+
+
+async def test_pipelined_calls_get_their_own_replies_in_order(redis_url: str) -> None:
+    store = Store(redis_url)
+    pipeline = store._pipeline
+    replies = await asyncio.gather(*(pipeline.call("INCRBY", "counter", n) for n in range(1, 201)))
+    assert replies == [n * (n + 1) // 2 for n in range(1, 201)]  # running sums: sent and answered in order
+    with pytest.raises(ResponseError):
+        await pipeline.call("INCRBY", "counter", "not a number")
+    assert await pipeline.call("GET", "counter") == str(200 * 201 // 2)  # an error reply spoils nothing
+    await store.close()
+
+
+async def test_scripts_are_reloaded_after_a_flush_and_a_lost_connection_reconnects(
+    redis_url: str,
+) -> None:
+    store = Store(redis_url)
+    await make_game(store)
+    assert (await act(store, "pa", 1, 1, "7H:2-5")).result == "ok"
+    await store.redis.script_flush()
+    assert (await act(store, "pa", 2, 2, "8H:1-2")).result == "ok"  # NOSCRIPT answered by EVAL
+    await store.redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+    await asyncio.sleep(0.05)
+    assert (await act(store, "pa", 3, 3, "9H:1-2")).result == "ok"  # a new connection
+    racer = await store.racer("g1", "pa")
+    assert racer is not None and racer.moves == ["7H:2-5", "8H:1-2", "9H:1-2"]
+    await store.close()
+
+
+async def test_calls_in_flight_fail_with_a_connection_error_when_the_connection_drops(
+    redis_url: str,
+) -> None:
+    store = Store(redis_url)
+    pipeline = store._pipeline
+    assert await pipeline.call("PING") == "PONG"
+    blocked = asyncio.ensure_future(pipeline.call("BLPOP", "never", 5))
+    await asyncio.sleep(0.05)
+    await store.redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+    with pytest.raises(ConnectionError):
+        await asyncio.wait_for(blocked, 3)
+    assert await pipeline.call("PING") == "PONG"
+    await store.close()
+
+
+async def test_the_subscriber_delivers_messages_in_order_and_stops_on_unsubscribe(redis_url: str) -> None:
+    store = Store(redis_url)
+    subscriber = store.subscriber()
+    await subscriber.open()
+    subscriber.subscribe("a", "b")
+    await asyncio.sleep(0.05)
+    for n in range(50):
+        await store.redis.publish("a" if n % 2 else "b", str(n))
+    received: list[tuple[str, str]] = []
+    while len(received) < 50:
+        received.extend(await asyncio.wait_for(subscriber.messages(), 3))
+    assert received == [("a" if n % 2 else "b", str(n)) for n in range(50)]
+    subscriber.unsubscribe("a")
+    await asyncio.sleep(0.05)
+    await store.redis.publish("a", "gone")
+    await store.redis.publish("b", "kept")
+    assert await asyncio.wait_for(subscriber.messages(), 3) == [("b", "kept")]
+    subscriber.close()
     await store.close()
