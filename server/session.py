@@ -11,7 +11,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from protocol.codec import Format, encode
@@ -88,8 +88,25 @@ class Session:
         # The state follows what the server has decided to say, in that order: a request
         # that arrives right after hello is checked against the state welcome leads to.
         self.flow.sent(message)
+        if self._writable_now():
+            try:
+                broadcast((self.ws,), encode(message, self.fmt))
+                return
+            except Exception:
+                log.exception("direct send failed", extra={"session": self.id})
         self.out.append(("msg", message))
         self.wake.set()
+
+    def _writable_now(self) -> bool:
+        """Tell whether a frame may be written right away rather than through the queue.
+
+        Only when nothing is queued or being written (so order is kept) and the socket's
+        write buffer is small; otherwise the writer task sends it, waiting for the socket.
+        """
+        if self.out or self.busy or self.closing or self.closed:
+            return False
+        transport = self.ws.transport
+        return transport is not None and transport.get_write_buffer_size() < BROADCAST_BUFFER
 
     def _put(self, item: tuple[Any, ...]) -> None:
         if self.closed:
@@ -126,6 +143,16 @@ class Session:
         if version > last + 1:
             self._put(("gap", game_id, last, version - 1, spectator))
         follows[game_id] = version
+        if self._writable_now():
+            try:
+                for message in self._event_messages(game_id, version, event, spectator):
+                    if not isinstance(message, (bytes, str)):
+                        self.flow.sent(message)
+                        message = encode(message, self.fmt)
+                    broadcast((self.ws,), message)
+            except Exception:
+                log.exception("event delivery failed", extra={"session": self.id, "game": game_id})
+            return
         self._put(("event", game_id, version, event, spectator))
 
     def takes_broadcast(self, game_id: str, version: int) -> bool:
@@ -135,10 +162,7 @@ class Session:
         version, and the socket's write buffer is small (a slow reader goes through the
         bounded queue and its resyncs instead).
         """
-        if self.out or self.busy or self.closing or self.watching.get(game_id) != version - 1:
-            return False
-        transport = self.ws.transport
-        return transport is not None and transport.get_write_buffer_size() < BROADCAST_BUFFER
+        return self.watching.get(game_id) == version - 1 and self._writable_now()
 
     async def run_writer(self) -> None:
         """Send queued items in order until the connection closes."""
@@ -171,6 +195,17 @@ class Session:
             with contextlib.suppress(Exception):
                 await self.ws.close(1011, "internal error")
 
+    def _event_messages(
+        self, game_id: str, version: int, event: dict[str, Any], spectator: bool
+    ) -> list[Message | bytes | str]:
+        game = self.app.race.games.get(game_id)
+        if game is None:
+            return []
+        if spectator and event["type"] in ("move", "status"):
+            return [self.app.spectator_frame(game, version, event, self.fmt)]
+        projected = project(game, version, event, None if spectator else self.player)
+        return [projected] if projected is not None else []
+
     async def _materialize(self, item: tuple[Any, ...]) -> list[Message | bytes | str]:
         kind = item[0]
         if kind == "msg":
@@ -179,13 +214,7 @@ class Session:
         race = self.app.race
         if kind == "event":
             _, game_id, version, event, spectator = item
-            game = race.games.get(game_id)
-            if game is None:
-                return []
-            if spectator and event["type"] in ("move", "status"):
-                return [self.app.spectator_frame(game, version, event, self.fmt)]
-            projected = project(game, version, event, None if spectator else self.player)
-            return [projected] if projected is not None else []
+            return self._event_messages(game_id, version, event, spectator)
         if kind == "gap":
             _, game_id, after, upto, spectator = item
             game = race.games.get(game_id)
