@@ -6,7 +6,7 @@ racer's ack arrives and the time each spectator receives the event of that versi
 delivery latency = receipt - ack. The racer's ack latency is measured first without the
 crowd, then with it.
 
-Usage: python bench/spectators.py [--spectators 1000] [--moves 60] [--pace 0.05]
+Usage: python bench/spectators.py [--spectators 1000] [--moves 300] [--pace 0.05]
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ async def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--spectators", type=int, default=1000)
-    parser.add_argument("--moves", type=int, default=60)
+    parser.add_argument("--moves", type=int, default=300)
     parser.add_argument("--pace", type=float, default=0.05)
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

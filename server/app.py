@@ -673,6 +673,16 @@ class ScorpionServer:
         self.race.note_event(game, version, event)
         for session in list(game.listeners):
             session.deliver(game_id, version, event, spectator=False)
+        if self.watchers.get(game_id):
+            # Spectators get the event on the loop's next turn, so the racer's answer goes
+            # out before a crowd is written to (events keep their order: callbacks run FIFO).
+            asyncio.get_running_loop().call_soon(self._deliver_to_spectators, game, version, event)
+        if event["type"] == "race_ended":
+            self.spawn(self._race_over(game))
+
+    def _deliver_to_spectators(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
+        """Hand one game event to this node's spectators of that game."""
+        game_id = game.game_id
         delay = game.options.spectator_delay
         if delay:
             # The spectator stream runs ``delay`` seconds behind the race (anti-cheating for
@@ -696,8 +706,6 @@ class ScorpionServer:
         else:
             for session in list(self.watchers.get(game_id, ())):
                 session.deliver(game_id, version, event, spectator=True)
-        if event["type"] == "race_ended":
-            self.spawn(self._race_over(game))
 
     async def _race_over(self, game: LiveGame) -> None:
         await asyncio.sleep(1.0)  # let the final events drain
