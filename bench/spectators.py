@@ -7,13 +7,16 @@ delivery latency = receipt - ack. The racer's ack latency is measured first with
 crowd, then with it.
 
 Usage: python bench/spectators.py [--spectators 1000] [--moves 300] [--pace 0.05]
+       [--crowd-client light|websockets]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import multiprocessing
+import os
 import random
 import resource
 import sys
@@ -22,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgpack
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -83,13 +87,110 @@ async def spectator(url: str, room: str, receipts: list[dict[int, float]], joine
         await ws.close()
 
 
-async def crowd(urls: list[str], room: str, count: int, conn: Any) -> None:
+class LightSpectator(asyncio.Protocol):
+    """A spectator that costs its machine little: raw websocket frames, no library.
+
+    The crowd shares this machine's two cores with the servers, where real spectators
+    would use their own devices; a full websocket client per spectator makes the crowd's
+    process the machine's biggest CPU user and measures that, not the server. This one
+    does the opening handshake, answers pings, and reads each binary frame's msgpack
+    body, in one callback per socket read. Its own frames use a zero mask, which the
+    protocol allows.
+    """
+
+    def __init__(self, host: str, port: int, room: str, mine: dict[int, float], joined: list[int]) -> None:
+        self.host, self.port, self.room = host, port, room
+        self.mine = mine
+        self.joined = joined
+        self.buffer = bytearray()
+        self.open = False
+        self.transport: Any = None
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        key = base64.b64encode(os.urandom(16)).decode()
+        transport.write(
+            (
+                f"GET / HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Sec-WebSocket-Protocol: {MSGPACK}\r\n\r\n"
+            ).encode()
+        )
+
+    def send(self, opcode: int, payload: bytes) -> None:
+        length = len(payload)
+        if length < 126:
+            header = bytes((0x80 | opcode, 0x80 | length))
+        else:
+            header = bytes((0x80 | opcode, 0x80 | 126)) + length.to_bytes(2, "big")
+        self.transport.write(header + b"\0\0\0\0" + payload)
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        if not self.open:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if not buffer.startswith(b"HTTP/1.1 101"):
+                raise RuntimeError(f"handshake refused: {bytes(buffer[:80])!r}")
+            del buffer[: end + 4]
+            self.open = True
+            self.send(0x2, msgpack.packb({"type": "hello", "name": "Fan"}))
+        while len(buffer) >= 2:
+            length, offset = buffer[1] & 0x7F, 2
+            if length == 126:
+                if len(buffer) < 4:
+                    return
+                length, offset = int.from_bytes(buffer[2:4], "big"), 4
+            elif length == 127:
+                if len(buffer) < 10:
+                    return
+                length, offset = int.from_bytes(buffer[2:10], "big"), 10
+            if len(buffer) < offset + length:
+                return
+            opcode = buffer[0] & 0x0F
+            payload = bytes(buffer[offset : offset + length])
+            del buffer[: offset + length]
+            if opcode == 0x2:
+                self.on_message(msgpack.unpackb(payload))
+            elif opcode == 0x9:
+                self.send(0xA, payload)  # pong
+            elif opcode == 0x8:
+                self.transport.close()
+                return
+
+    def on_message(self, data: dict[str, Any]) -> None:
+        kind = data["type"]
+        if kind == "spectate_event":
+            self.mine[data["v"]] = time.monotonic()
+        elif kind == "welcome":
+            self.send(0x2, msgpack.packb({"type": "watch", "room": self.room, "ref": 1}))
+        elif kind == "spectate":
+            self.joined.append(1)
+
+
+async def light_spectator(url: str, room: str, receipts: list[dict[int, float]], joined: list[int]) -> None:
+    host, port = url.split("//")[1].rstrip("/").split(":")
+    mine: dict[int, float] = {}
+    receipts.append(mine)
+    transport, _ = await asyncio.get_running_loop().create_connection(
+        lambda: LightSpectator(host, int(port), room, mine, joined), host, int(port)
+    )
+    try:
+        await asyncio.Event().wait()
+    finally:
+        transport.close()
+
+
+async def crowd(urls: list[str], room: str, count: int, conn: Any, client: str) -> None:
     """Run ``count`` spectators (in their own process); report receipt times when told."""
     receipts: list[dict[int, float]] = []
     joined: list[int] = []
     tasks = []
+    one = light_spectator if client == "light" else spectator
     for index in range(count):
-        tasks.append(asyncio.create_task(spectator(urls[index % len(urls)], room, receipts, joined)))
+        tasks.append(asyncio.create_task(one(urls[index % len(urls)], room, receipts, joined)))
         if index % 100 == 99:
             await asyncio.sleep(0.2)
     while len(joined) < count:
@@ -101,10 +202,10 @@ async def crowd(urls: list[str], room: str, count: int, conn: Any) -> None:
         task.cancel()
 
 
-def crowd_process(urls: list[str], room: str, count: int, conn: Any) -> None:
+def crowd_process(urls: list[str], room: str, count: int, conn: Any, client: str) -> None:
     """Process entry point of the crowd."""
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
-    asyncio.run(crowd(urls, room, count, conn))
+    asyncio.run(crowd(urls, room, count, conn, client))
 
 
 async def main() -> None:
@@ -114,6 +215,13 @@ async def main() -> None:
     parser.add_argument("--spectators", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=300)
     parser.add_argument("--pace", type=float, default=0.05)
+    parser.add_argument(
+        "--crowd-client",
+        choices=("light", "websockets"),
+        default="light",
+        help="spectators as raw-frame readers (default), or as full websockets clients, which "
+        "on a small machine take more CPU than the servers they watch",
+    )
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -131,7 +239,10 @@ async def main() -> None:
         url_a, url_b = f"ws://127.0.0.1:{port_a}/", f"ws://127.0.0.1:{port_b}/"
         try:
             print(f"machine: {machine()}")
-            print(f"{args.spectators} spectators over two server processes; {args.moves} moves per phase")
+            print(
+                f"{args.spectators} spectators ({args.crowd_client} clients) over two server processes; "
+                f"{args.moves} moves per phase"
+            )
             ann_ws = await connect(url_a, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
             bob_ws = await connect(url_a, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
             ann, bob = BenchClient(ann_ws), BenchClient(bob_ws)
@@ -152,7 +263,8 @@ async def main() -> None:
             # delay the racer's acks in this one.
             parent, child = multiprocessing.Pipe()
             spectators = multiprocessing.Process(
-                target=crowd_process, args=([url_a, url_b], room["room"], args.spectators, child)
+                target=crowd_process,
+                args=([url_a, url_b], room["room"], args.spectators, child, args.crowd_client),
             )
             spectators.start()
             await asyncio.get_running_loop().run_in_executor(None, parent.recv)  # "joined"

@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import socket
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from http import HTTPStatus
@@ -115,6 +115,8 @@ FRAME_CACHE = 4096
 """Encoded spectator frames kept (a few seconds of every live game's events)."""
 RESUME_BATCH_LIMIT = 100
 """Missed events above which a resuming client gets a snapshot instead of a batch."""
+FAN_OUT_BATCH = 64
+"""Spectator sockets written to between two turns of the event loop."""
 
 
 class ScorpionServer:
@@ -134,6 +136,8 @@ class ScorpionServer:
         self.by_player: dict[str, set[Session]] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.watchers: dict[str, set[Session]] = {}
+        self.fanouts: dict[str, deque[tuple[int, dict[str, Any]]]] = {}
+        """Per game, events waiting to be written to this node's spectators, in order."""
         self.followed: set[str] = set()
         self.board_watchers: dict[tuple[str, str], set[Session]] = {}
         self.list_watchers: set[Session] = set()
@@ -674,13 +678,35 @@ class ScorpionServer:
         for session in list(game.listeners):
             session.deliver(game_id, version, event, spectator=False)
         if self.watchers.get(game_id):
-            # Spectators get the event on the loop's next turn, so the racer's answer goes
-            # out before a crowd is written to (events keep their order: callbacks run FIFO).
-            asyncio.get_running_loop().call_soon(self._deliver_to_spectators, game, version, event)
+            self._fan_out(game, version, event)
         if event["type"] == "race_ended":
             self.spawn(self._race_over(game))
 
-    def _deliver_to_spectators(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
+    def _fan_out(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
+        """Queue an event for this node's spectators of ``game``; one task per game writes them.
+
+        The task starts on the loop's next turn, so a racer's answer goes out before a crowd
+        is written to, and it yields to the loop every ``FAN_OUT_BATCH`` writes, so a
+        racer's request that arrives meanwhile is not held up behind a thousand sockets.
+        One queue per game keeps every spectator's events in order.
+        """
+        queue = self.fanouts.get(game.game_id)
+        if queue is None:
+            queue = self.fanouts[game.game_id] = deque()
+            self.spawn(self._run_fan_out(game, queue))
+        queue.append((version, event))
+
+    async def _run_fan_out(self, game: LiveGame, queue: deque[tuple[int, dict[str, Any]]]) -> None:
+        try:
+            await asyncio.sleep(0)
+            while queue:
+                version, event = queue.popleft()
+                await self._deliver_to_spectators(game, version, event)
+        finally:
+            if self.fanouts.get(game.game_id) is queue:
+                del self.fanouts[game.game_id]
+
+    async def _deliver_to_spectators(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
         """Hand one game event to this node's spectators of that game."""
         game_id = game.game_id
         delay = game.options.spectator_delay
@@ -692,20 +718,42 @@ class ScorpionServer:
             for session in list(self.watchers.get(game_id, ())):
                 loop.call_later(wait, session.deliver, game_id, version, event, True)
         elif event["type"] in ("move", "status"):
-            # One encoding, written straight to every spectator that is keeping up
-            # (websockets' broadcast); the others go through their bounded queues.
-            direct: dict[Format, list[ServerConnection]] = {}
+            # One encoding per format, written straight to every spectator that is keeping
+            # up (websockets' broadcast); the others go through their bounded queues.
+            frames: dict[Format, bytes | str] = {}
+            batches: dict[Format, list[ServerConnection]] = {}
+            written = 0
             for session in list(self.watchers.get(game_id, ())):
-                if session.takes_broadcast(game_id, version):
-                    session.watching[game_id] = version
-                    direct.setdefault(session.fmt, []).append(session.ws)
-                else:
+                if not session.takes_broadcast(game_id, version):
                     session.deliver(game_id, version, event, spectator=True)
-            for fmt, connections in direct.items():
-                broadcast(connections, self.spectator_frame(game, version, event, fmt))
+                    continue
+                session.watching[game_id] = version
+                batch = batches.setdefault(session.fmt, [])
+                batch.append(session.ws)
+                written += 1
+                if written % FAN_OUT_BATCH == 0:
+                    self._write_batches(game, version, event, frames, batches)
+                    await asyncio.sleep(0)
+            self._write_batches(game, version, event, frames, batches)
         else:
             for session in list(self.watchers.get(game_id, ())):
                 session.deliver(game_id, version, event, spectator=True)
+
+    def _write_batches(
+        self,
+        game: LiveGame,
+        version: int,
+        event: dict[str, Any],
+        frames: dict[Format, bytes | str],
+        batches: dict[Format, list[ServerConnection]],
+    ) -> None:
+        for fmt, connections in batches.items():
+            if connections:
+                frame = frames.get(fmt)
+                if frame is None:
+                    frame = frames[fmt] = self.spectator_frame(game, version, event, fmt)
+                broadcast(connections, frame)
+                connections.clear()
 
     async def _race_over(self, game: LiveGame) -> None:
         await asyncio.sleep(1.0)  # let the final events drain

@@ -91,6 +91,40 @@ async def test_a_spectator_on_another_node_sees_a_consistent_snapshot_then_every
     assert racer_count["count"] == 1
 
 
+async def test_a_crowd_written_in_small_batches_gets_every_event_in_order(
+    local_node: Any, open_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import server.app
+
+    monkeypatch.setattr(server.app, "FAN_OUT_BATCH", 2)  # yield to the loop after every 2 sockets
+    node = await local_node(test_deals=str(DEAL))
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    room, start, bob_start = await start_race(ann, bob)
+    crowd: list[Client] = [await open_client(node, f"Fan{i}") for i in range(9)]
+    snapshots = [await fan.request({"type": "watch", "room": room["room"]}) for fan in crowd]
+    boards = [Board.new("scorpion", DEAL), Board.new("scorpion", DEAL)]
+    # Both racers move at once, so events of both arrive while earlier ones are still
+    # being written to the crowd.
+    last = await asyncio.gather(
+        play(ann, boards[0], start, start["v"], 12, random.Random(5)),
+        play(bob, boards[1], bob_start, bob_start["v"], 12, random.Random(6)),
+    )
+    await ann.request({"type": "resign", "game": start["game"], "v": last[0]})
+    await bob.request({"type": "resign", "game": start["game"], "v": max(last)})
+    for fan, snapshot in zip(crowd, snapshots, strict=True):
+        seen = snapshot["v"]
+        while True:
+            message = await asyncio.wait_for(fan.inbox.get(), 10)
+            if message["type"] not in ("spectate_event", "race_ended"):
+                continue
+            if message["type"] == "race_ended":
+                break
+            assert message["v"] == seen + 1, "a spectator event was missed, doubled or reordered"
+            seen = message["v"]
+        assert seen == message["v"] - 1, "the result overtook a move"
+
+
 async def test_spectator_frames_never_show_a_face_down_card_or_the_deal_number(
     start_node: NodeFactory, open_client: Any
 ) -> None:
