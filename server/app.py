@@ -778,13 +778,12 @@ class ScorpionServer:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "resume that game first")
         try:
             answer = await self.race.act(
-                game_id, session.player, kind, seen, getattr(message, "move", None), session.id
+                game_id, session.player, kind, seen, getattr(message, "move", None), session.id, message.ref
             )
         except ProtocolError:
             self.metrics.moves_rejected.inc()
             raise
         self.metrics.moves_accepted.inc()
-        answer = answer.answering(message.ref)
         version = getattr(answer, "v", 0)
         if kind != "hint":
             session.games[game_id] = max(session.games.get(game_id, 0), version)

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from protocol.error import ErrorCode, ProtocolError
+from protocol.error import ErrorCode, ProtocolError, Ref
 from protocol.game import (
     DEAL,
     Board,
@@ -381,9 +381,17 @@ class RaceService:
     # -- the move path ------------------------------------------------------------------
 
     async def act(
-        self, game_id: str, player_id: str, kind: str, seen: int, move: Move | None = None, origin: str = ""
+        self,
+        game_id: str,
+        player_id: str,
+        kind: str,
+        seen: int,
+        move: Move | None = None,
+        origin: str = "",
+        ref: Ref | None = None,
     ) -> Message:
-        """Apply one racer action (``move``, ``deal``, ``undo``, ``resign``, ``hint``); return the answer."""
+        """Apply one racer action (``move``, ``deal``, ``undo``, ``resign``, ``hint``); return the
+        answer, carrying the request's ``ref``."""
         game = await self.load(game_id)
         if game is None:
             raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {game_id!r}")
@@ -399,8 +407,8 @@ class RaceService:
                         ErrorCode.GAME_OVER, f"your race is over: you {game.status[player_id]}"
                     )
                 if kind == "hint":
-                    return self._hint(game, board, seen)
-                answer = await self._commit(game, player_id, board, kind, seen, move, origin)
+                    return self._hint(game, board, seen).answering(ref)
+                answer = await self._commit(game, player_id, board, kind, seen, move, origin, ref)
                 if answer is not None:
                     return answer
                 game.boards[player_id] = None  # conflict: another node moved this board
@@ -420,6 +428,7 @@ class RaceService:
         seen: int,
         move: Move | None,
         origin: str,
+        ref: Ref | None = None,
     ) -> Message | None:
         now = now_ms()
         elapsed = game.elapsed_seconds(now)
@@ -430,7 +439,7 @@ class RaceService:
         elif kind == "undo":
             if not game.options.undo:
                 raise ProtocolError(ErrorCode.UNDO_FORBIDDEN, "this race does not allow undo")
-            if not board.move_stack:
+            if not board.depth:
                 raise ProtocolError(ErrorCode.ILLEGAL_MOVE, "there is no move to undo")
             op, text = "push", "undo"
             undone = board.pop()
@@ -497,7 +506,9 @@ class RaceService:
             game.finished_ms[player_id] = now
             if all(game.status[pid] in DONE for pid in game.racer_ids()):
                 asyncio.get_running_loop().create_task(self.end_race(game.game_id))
-        return Accepted.trusted(game=game.game_id, v=version, view=view, summary=summary, status=status)
+        return Accepted.trusted(
+            game=game.game_id, v=version, view=view, summary=summary, status=status, ref=ref
+        )
 
     async def mark_left(self, game_id: str, player_id: str) -> None:
         """Mark a racer who stayed away past the grace period as having left."""

@@ -157,6 +157,11 @@ class Board:
         return [entry[0] for entry in self._stack]
 
     @property
+    def depth(self) -> int:
+        """Return how many moves have been pushed (``len(move_stack)`` without the copy)."""
+        return len(self._stack)
+
+    @property
     def runs(self) -> int:
         """Return how many finished runs have gone to the foundations."""
         return len(self.foundations)

@@ -60,7 +60,7 @@ class Game:
 
     def undo(self) -> Move:
         """Take back the last move; raise ``IndexError`` when there is none."""
-        if not self.board.move_stack:
+        if not self.board.depth:
             raise IndexError("there is no move to undo")
         return self.board.pop()
 

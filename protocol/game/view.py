@@ -110,7 +110,7 @@ def summarize(
         score=score(board.runs, won, elapsed_seconds),
         runs=board.runs,
         face_down_left=board.face_down_left,
-        moves=len(board.move_stack) if moves is None else moves,
+        moves=board.depth if moves is None else moves,
         reserve_left=board.reserve_left,
         state=status.value,
     )
