@@ -781,14 +781,14 @@ class ScorpionServer:
                 game_id, session.player, kind, seen, getattr(message, "move", None), session.id, message.ref
             )
         except ProtocolError:
-            self.metrics.moves_rejected.inc()
+            self.metrics.moves.rejected += 1
             raise
-        self.metrics.moves_accepted.inc()
+        self.metrics.moves.accepted += 1
         version = getattr(answer, "v", 0)
         if kind != "hint":
             session.games[game_id] = max(session.games.get(game_id, 0), version)
         session.send(answer)
-        self.metrics.move_latency.observe(asyncio.get_running_loop().time() - started)
+        self.metrics.moves.observe(asyncio.get_running_loop().time() - started)
 
     async def on_move(self, session: Session, message: PlayMove) -> None:
         await self._action(session, message, "move")

@@ -2,11 +2,55 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from bisect import bisect_left
+from collections.abc import Iterator
 
-__all__ = ["CONTENT_TYPE", "Metrics"]
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+__all__ = ["CONTENT_TYPE", "Metrics", "MoveStats"]
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class MoveStats(Collector):
+    """Game actions handled and their latency, counted with plain integers.
+
+    prometheus-client's own counters and histograms take a lock on every update, made
+    for threads; a server process runs its event loop in one thread, and these are
+    updated on every move, so they are counted here and turned into metric families
+    only when ``/metrics`` is read.
+    """
+
+    BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.rejected = 0
+        self.counts = [0] * (len(self.BUCKETS) + 1)  # the last one is +Inf
+        self.total = 0.0
+
+    def observe(self, seconds: float) -> None:
+        """Count one answered action that took ``seconds``."""
+        self.counts[bisect_left(self.BUCKETS, seconds)] += 1
+        self.total += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        moves = CounterMetricFamily("scorpion_moves", "Game actions handled, by outcome", labels=["outcome"])
+        moves.add_metric(["accepted"], self.accepted)
+        moves.add_metric(["rejected"], self.rejected)
+        yield moves
+        buckets: list[tuple[str, float]] = []
+        running = 0
+        for bound, count in zip((*map(str, self.BUCKETS), "+Inf"), self.counts, strict=True):
+            running += count
+            buckets.append((bound, running))
+        latency = HistogramMetricFamily(
+            "scorpion_move_seconds", "Time from receiving a game action to sending its answer"
+        )
+        latency.add_metric([], buckets, sum_value=self.total)
+        yield latency
 
 
 class Metrics:
@@ -18,18 +62,8 @@ class Metrics:
         self.live_games = Gauge(
             "scorpion_live_games", "Races in progress on this node", registry=self.registry
         )
-        self.moves = Counter(
-            "scorpion_moves", "Game actions handled, by outcome", ["outcome"], registry=self.registry
-        )
-        # Children resolved once: a label lookup on every move costs more than the increment.
-        self.moves_accepted = self.moves.labels("accepted")
-        self.moves_rejected = self.moves.labels("rejected")
-        self.move_latency = Histogram(
-            "scorpion_move_seconds",
-            "Time from receiving a game action to sending its answer",
-            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
-            registry=self.registry,
-        )
+        self.moves = MoveStats()
+        self.registry.register(self.moves)
         self.redis_errors = Counter(
             "scorpion_redis_errors", "Failed Redis operations", registry=self.registry
         )
