@@ -292,6 +292,7 @@ class _Pipeline:
         self.settings = parse_url(url)
         self.writer: asyncio.StreamWriter | None = None
         self.waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self.outgoing: list[bytes] = []
         self.task: asyncio.Task[None] | None = None
         self.connecting = asyncio.Lock()
         self.scripts: dict[str, str] = {}
@@ -333,20 +334,32 @@ class _Pipeline:
         if self.writer is not None:
             self.writer.close()
         self.writer = None
+        self.outgoing = []  # never sent: their calls fail below, and a new connection must not get them
         waiting, self.waiting = self.waiting, collections.deque()
         for future in waiting:
             if not future.done():
                 future.set_exception(error)
-            else:
-                future.exception()  # retrieved, so asyncio does not log it
 
     async def call(self, *args: Any) -> Any:
-        """Send one command and return its reply (an error reply raises ``ResponseError``)."""
-        writer = self.writer or await self._connect()
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        """Send one command and return its reply (an error reply raises ``ResponseError``).
+
+        Commands issued during one turn of the event loop leave in one write.
+        """
+        if self.writer is None:
+            await self._connect()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
         self.waiting.append(future)
-        writer.write(hiredis.pack_command(args))
+        if not self.outgoing:
+            loop.call_soon(self._flush)
+        self.outgoing.append(hiredis.pack_command(args))
         return await future
+
+    def _flush(self) -> None:
+        outgoing, self.outgoing = self.outgoing, []
+        if self.writer is not None:
+            self.writer.write(b"".join(outgoing))
+        # Else the connection was lost after these calls were queued: _drop failed them.
 
     async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """Run a Lua script by its SHA1, loading it on first use or after a flush."""
