@@ -96,6 +96,7 @@ from protocol.message import (
     SoloNew,
     SoloReplay,
     SoloResume,
+    SpectateBatch,
     SpectatorSnapshot,
     Stats,
     StatsInfo,
@@ -564,7 +565,7 @@ class ScorpionClient:
         if race is not None and race.ended is None:
             if race.spectating:
                 with contextlib.suppress(ClientError, TimeoutError):
-                    await self.watch(game=race.game)
+                    await self.rewatch(race.game, race.v)
             else:
                 await self._resume_quietly(race.game, race.v)
         elif self.auto_resume and welcome.games:
@@ -731,6 +732,10 @@ class ScorpionClient:
     async def watch(self, *, game: str | None = None, room: str | None = None) -> SpectatorSnapshot:
         """Watch a race by game id or room code."""
         return await self._typed(Watch(game=game, room=room.upper() if room else None), SpectatorSnapshot)
+
+    async def rewatch(self, game: str, v: int) -> SpectateBatch | SpectatorSnapshot:
+        """Watch a race again after a reconnect: the events missed since ``v``, or a snapshot."""
+        return await self._typed(Watch(game=game, v=v), SpectateBatch, SpectatorSnapshot)
 
     async def unwatch(self, game: str | None = None) -> Ok:
         """Stop watching."""

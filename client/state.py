@@ -34,6 +34,7 @@ from protocol.message import (
     RaceStarted,
     ReplayLog,
     Snapshot,
+    SpectateBatch,
     SpectateEvent,
     Spectators,
     SpectatorSnapshot,
@@ -176,7 +177,9 @@ class RaceState:
                 return Applied(False)
             self.spectators = message.count
             return Applied(True)
-        if isinstance(message, Batch):
+        if isinstance(message, Batch | SpectateBatch):
+            if isinstance(message, SpectateBatch) and message.game == self.game:
+                self.spectators = message.spectators
             if message.game != self.game:
                 return Applied(False)
             changed = False

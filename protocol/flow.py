@@ -15,7 +15,8 @@ IDLE              room_create, room_join, queue_join, resume, watch,          ro
                   daily_start, solo_new, solo_replay, solo_resume             queued -> QUEUED,
                                                                               race_started,
                                                                               batch, snapshot ->
-                                                                              RACING, spectate ->
+                                                                              RACING, spectate,
+                                                                              spectate_batch ->
                                                                               WATCHING
 IN_ROOM           ready, room_leave, room_start                               ok(room_leave) ->
                                                                               IDLE, race_started
@@ -44,7 +45,7 @@ from enum import StrEnum
 from typing import Final, Literal
 
 from .error import ErrorCode, ProtocolError
-from .message import Batch, Message, Ok
+from .message import Batch, Message, Ok, SpectateBatch
 
 __all__ = [
     "ALLOWED",
@@ -165,6 +166,7 @@ TRANSITIONS: Final[Mapping[tuple[State, str], State]] = {
     (State.IDLE, "snapshot"): State.RACING,
     (State.RACING, "race_ended"): State.IDLE,
     (State.IDLE, "spectate"): State.WATCHING,
+    (State.IDLE, "spectate_batch"): State.WATCHING,
     (State.WATCHING, "ok:unwatch"): State.IDLE,
     (State.WATCHING, "race_ended"): State.IDLE,
     **{(state, "ok:forget_me"): State.CLOSED for state in State},
@@ -206,17 +208,17 @@ def transition_key(message: Message) -> str:
     """Return the key of ``message`` in :data:`TRANSITIONS`: its type, or ``ok:<request type>``."""
     if isinstance(message, Ok):
         return f"ok:{message.to}"
-    if isinstance(message, Batch) and message.events:
+    if isinstance(message, Batch | SpectateBatch) and message.events:
         last = message.events[-1].TYPE
-        return "race_ended" if last == "race_ended" else "batch"
+        return "race_ended" if last == "race_ended" else message.TYPE
     return message.TYPE
 
 
 def after(state: State, message: Message) -> State:
     """Return the connection's state once the server has sent ``message`` (unchanged if no transition)."""
     key = transition_key(message)
-    if key == "race_ended" and message.TYPE == "batch" and state is State.IDLE:
-        return State.IDLE  # resumed a race that had already ended
+    if key == "race_ended" and message.TYPE in ("batch", "spectate_batch") and state is State.IDLE:
+        return State.IDLE  # resumed (or came back to watch) a race that had already ended
     return TRANSITIONS.get((state, key), state)
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "ROOM_ALPHABET",
     "ROOM_CODE_LENGTH",
     "SERVER_TYPES",
+    "SPECTATOR_EVENT_TYPES",
     "VERDICTS",
     "Accepted",
     "Analysis",
@@ -102,6 +103,7 @@ __all__ = [
     "SoloNew",
     "SoloReplay",
     "SoloResume",
+    "SpectateBatch",
     "SpectateEvent",
     "SpectatorSnapshot",
     "Spectators",
@@ -969,19 +971,32 @@ EVENT_TYPES = frozenset({"race_started", "accepted", "progress", "race_ended"})
 """Types of the versioned events of a racer's stream (what a batch may hold)."""
 
 
-def _event(value: Any, wire: str) -> Message:
+def _event_of(value: Any, wire: str) -> Message:
     if isinstance(value, Message):
-        message: Message = value
-    elif type(value) is dict:
+        return value
+    if type(value) is dict:
         try:
-            message = from_dict(value)
+            return from_dict(value)
         except ProtocolError as exc:
             raise _bad(wire, f"holds a wrong event: {exc.message}") from None
-    else:
-        raise _bad(wire, f"must hold event objects, not {_kind(value)}")
+    raise _bad(wire, f"must hold event objects, not {_kind(value)}")
+
+
+def _event(value: Any, wire: str) -> Message:
+    message = _event_of(value, wire)
     if message.TYPE not in EVENT_TYPES:
         raise _bad(wire, f"must hold only events ({', '.join(sorted(EVENT_TYPES))}), not {message.TYPE!r}")
     return message
+
+
+def _check_event_run(game: str, v: int, events: tuple[Message, ...]) -> None:
+    versions = [getattr(e, "v", 0) for e in events]
+    if any(b != a + 1 for a, b in itertools.pairwise(versions)):
+        raise _bad("events", "must have consecutive versions")
+    if versions and versions[-1] != v:
+        raise _bad("v", "must be the version of the last event")
+    if any(getattr(e, "game", game) != game for e in events):
+        raise _bad("events", "must all belong to the batch's game")
 
 
 def _dump_message(value: Message) -> dict[str, Any]:
@@ -999,13 +1014,7 @@ class Batch(Message):
     events: tuple[Message, ...] = field(metadata=_list(_event, MAX_LIST, _dump_message))
 
     def _check(self) -> None:
-        versions = [getattr(e, "v", 0) for e in self.events]
-        if any(b != a + 1 for a, b in itertools.pairwise(versions)):
-            raise _bad("events", "must have consecutive versions")
-        if versions and versions[-1] != self.v:
-            raise _bad("v", "must be the version of the last event")
-        if any(getattr(e, "game", self.game) != self.game for e in self.events):
-            raise _bad("events", "must all belong to the batch's game")
+        _check_event_run(self.game, self.v, self.events)
 
 
 @_message(_SERVER)
@@ -1067,13 +1076,18 @@ class GamesUpdate(Message):
 class Watch(Message):
     """Watch a live game, named by its game id or by its room's code (exactly one)."""
 
+    # A spectator coming back after a dropped connection names the game and ``v``, the last
+    # version it saw: it then gets the events it missed (``spectate_batch``) when they are few.
     TYPE: ClassVar[str] = "watch"
     game: str | None = field(default=None, metadata=_ID)
     room: str | None = field(default=None, metadata=_ROOM)
+    v: int | None = field(default=None, metadata=_VERSION)
 
     def _check(self) -> None:
         if (self.game is None) == (self.room is None):
             raise _bad("game", "or 'room' must be given, and not both")
+        if self.v is not None and self.game is None:
+            raise _bad("v", "needs 'game': a spectator resumes a game by its id")
 
 
 @_message(_CLIENT)
@@ -1114,6 +1128,35 @@ class SpectateEvent(Message):
     view: dict[str, Any] = field(metadata=_VIEW)
     summary: dict[str, Any] = field(metadata=_SUMMARY)
     status: str = field(metadata=_STATUS)
+
+
+SPECTATOR_EVENT_TYPES = frozenset({"spectate_event", "race_ended"})
+"""Types of the versioned events of a spectator's stream (what a spectate_batch may hold)."""
+
+
+def _spectator_event(value: Any, wire: str) -> Message:
+    message = _event_of(value, wire)
+    if message.TYPE not in SPECTATOR_EVENT_TYPES:
+        allowed = ", ".join(sorted(SPECTATOR_EVENT_TYPES))
+        raise _bad(wire, f"must hold only spectator events ({allowed}), not {message.TYPE!r}")
+    return message
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpectateBatch(Message):
+    """Answer a spectator's watch with ``v``: exactly the events missed, oldest first."""
+
+    # ``v`` is the last event's version (or the version the spectator gave, when it missed
+    # nothing); ``spectators`` is the audience now.
+    TYPE: ClassVar[str] = "spectate_batch"
+    game: str = field(metadata=_ID)
+    v: int = field(metadata=_VERSION)
+    spectators: int = field(metadata=_COUNT)
+    events: tuple[Message, ...] = field(metadata=_list(_spectator_event, MAX_LIST, _dump_message))
+
+    def _check(self) -> None:
+        _check_event_run(self.game, self.v, self.events)
 
 
 @_message(_SERVER)

@@ -85,6 +85,7 @@ from protocol.message import (
     SoloNew,
     SoloReplay,
     SoloResume,
+    SpectateBatch,
     Spectators,
     Stats,
     StatsInfo,
@@ -1299,12 +1300,37 @@ class ScorpionServer:
         watchers.add(session)
         await self._follow(game_id)
         self.metrics.spectators.inc()
+        count = self.spectator_totals.get(game_id, len(watchers))
+        if message.v is not None and not game.options.spectator_delay:
+            batch = await self._spectator_batch(game, message.v, count, message.ref)
+            if batch is not None:
+                session.watching[game_id] = batch.v
+                session.send(batch)
+                return
         delay_ms = game.options.spectator_delay * 1000
-        snapshot = await self.race.spectator_snapshot(
-            game, self.spectator_totals.get(game_id, len(watchers)), delay_ms
-        )
+        snapshot = await self.race.spectator_snapshot(game, count, delay_ms)
         session.watching[game_id] = snapshot.v
         session.send(dataclasses.replace(snapshot, ref=message.ref))
+
+    async def _spectator_batch(
+        self, game: LiveGame, since: int, count: int, ref: Any
+    ) -> SpectateBatch | None:
+        """Return the spectator events after version ``since``, or ``None`` (send a snapshot).
+
+        ``None`` when too many were missed, or when ``since`` is ahead of the game.
+        """
+        missed = await self.store.events(game.game_id, since)
+        if len(missed) > RESUME_BATCH_LIMIT or (not missed and since > game.version):
+            return None
+        events = []
+        for version, raw in missed:
+            event = orjson.loads(raw)
+            self.race.note_event(game, version, event)
+            projected = project(game, version, event, None)
+            if projected is not None:
+                events.append(projected)
+        last = missed[-1][0] if missed else since
+        return SpectateBatch(game=game.game_id, v=last, spectators=count, events=tuple(events), ref=ref)
 
     async def on_replay(self, session: Session, message: Replay) -> None:
         game = await self.race.load(message.game)

@@ -16,13 +16,14 @@ from client.connection import (
     ServerError,
 )
 from client.identity import TokenStore
-from protocol.game import Board, Move, card_text, move_json
+from protocol.game import Board, Move, card_text, move_json, player_view
 from protocol.message import (
     Accepted,
     Batch,
     Countdown,
     Games,
     Hints,
+    Message,
     Ok,
     Options,
     Pong,
@@ -31,6 +32,7 @@ from protocol.message import (
     RaceStarted,
     RoomState,
     Snapshot,
+    SpectateBatch,
     SpectatorSnapshot,
 )
 
@@ -261,3 +263,44 @@ async def test_a_node_restart_with_1012_makes_the_client_resume_on_the_same_url_
     answer = await ann.resume(ann.race.game if ann.race else "", 0)
     assert isinstance(answer, (Batch, Snapshot))
     assert ann.race is not None and ann.race.v >= 1 and ann.race.playing
+
+
+async def test_a_spectator_whose_node_dies_catches_up_with_the_events_it_missed(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    first = start_node()
+    second = start_node(test_deals=DEAL)
+    ann = await make_client(second, "Ann")
+    bob = await make_client(second, "Bob")
+    game = await start_race(ann, bob)
+    eve = await make_client([first, second], "Eve", backoff=(0.05, 0.5))
+    await eve.watch(game=game)
+    board = Board.new("scorpion", DEAL)
+    answers: list[Message] = []
+
+    async def play(count: int) -> None:
+        for _ in range(count):
+            move = next(m for m in board.legal_moves() if not m.is_deal)
+            answers.append(await ann.move(move))
+            board.push(move)
+
+    batches: list[SpectateBatch] = []
+
+    async def batch() -> None:
+        async for event in eve.events():
+            if isinstance(event, SpectateBatch):
+                batches.append(event)
+                return
+
+    watching = asyncio.ensure_future(batch())
+    await play(2)
+    first.stop(signal.SIGKILL)  # the spectator's node dies; the race goes on elsewhere
+    await play(3)
+    await asyncio.wait_for(watching, 20)
+    deadline = asyncio.get_running_loop().time() + 20
+    while eve.race is None or eve.race.v < answers[-1].v:  # type: ignore[attr-defined]
+        assert asyncio.get_running_loop().time() < deadline, eve.race and eve.race.v
+        await asyncio.sleep(0.05)
+    assert eve.reconnects == 1 and eve.url == second.url
+    assert batches[0].events, "the spectator came back with an empty batch"
+    assert eve.race.racers[ann.player].view == player_view(board).as_dict()

@@ -45,6 +45,8 @@ from protocol.message import (
     RoomJoin,
     RoomPlayer,
     SavedGame,
+    SpectateBatch,
+    SpectateEvent,
     Standing,
     Struct,
     VariantStats,
@@ -275,12 +277,34 @@ def batches(draw: st.DrawFn) -> Batch:
     return Batch(game=game, v=last, events=tuple(events), ref=draw(refs))
 
 
+@st.composite
+def spectator_batches(draw: st.DrawFn) -> SpectateBatch:
+    """Draw a spectator's batch of consecutive events of one game."""
+    game = draw(ids)
+    first = draw(st.integers(1, 1000))
+    size = draw(st.integers(0, 4))
+    events = tuple(
+        SpectateEvent(
+            game=game, v=v, player=draw(ids), view=draw(views), summary=draw(summaries), status=draw(statuses)
+        )
+        for v in range(first, first + size)
+    )
+    last = first + size - 1 if size else draw(versions)
+    return SpectateBatch(game=game, v=last, spectators=draw(counts), events=events, ref=draw(refs))
+
+
 def strategy_for(cls: type[Message]) -> st.SearchStrategy[Message]:
     """Return a strategy drawing every valid shape of message ``cls``."""
     if cls.TYPE == "batch":
         return batches()
+    if cls.TYPE == "spectate_batch":
+        return spectator_batches()
     if cls.TYPE == "watch":
-        return st.builds(Watch, game=ids, ref=refs) | st.builds(Watch, room=rooms, ref=refs)
+        return (
+            st.builds(Watch, game=ids, ref=refs)
+            | st.builds(Watch, game=ids, v=versions, ref=refs)
+            | st.builds(Watch, room=rooms, ref=refs)
+        )
     kwargs: dict[str, st.SearchStrategy[Any]] = {}
     for f in dataclasses.fields(cls):
         strategy = field_strategy(cls.TYPE, f.name)
@@ -311,7 +335,7 @@ def test_every_message_class_is_frozen_has_slots_and_a_docstring() -> None:
         assert cls.__doc__ and "\n" not in cls.__doc__.strip(), cls
 
 
-CUSTOM_STRATEGIES = {"batch", "watch"}
+CUSTOM_STRATEGIES = {"batch", "spectate_batch", "watch"}
 
 
 def test_every_message_field_has_a_strategy() -> None:
@@ -513,6 +537,23 @@ def test_watch_names_exactly_one_of_game_and_room() -> None:
 def progress(v: int, game: str = "g1") -> Progress:
     """Return a progress event at version ``v``."""
     return Progress(game=game, v=v, player="p2", summary={"score": 0}, status="playing")
+
+
+def test_a_spectator_batch_holds_only_spectator_events_in_order() -> None:
+    def event(v: int) -> SpectateEvent:
+        return SpectateEvent(
+            game="g1", v=v, player="p1", view=player_view(Board.new("scorpion", 5)).as_dict(),
+            summary=progress(v).summary, status="playing",
+        )
+
+    assert SpectateBatch(game="g1", v=4, spectators=2, events=(event(3), event(4))).v == 4
+    with pytest.raises(ProtocolError):
+        SpectateBatch(game="g1", v=5, spectators=2, events=(event(3), event(5)))
+    error = error_of(
+        {"type": "spectate_batch", "game": "g1", "v": 3, "spectators": 1, "events": [progress(3).to_dict()]}
+    )
+    assert error.field == "events"
+    assert error_of({"type": "watch", "room": "K7MQ2X", "v": 3}).field == "v"
 
 
 def test_a_batch_holds_consecutive_events_of_its_game_ending_at_its_version() -> None:

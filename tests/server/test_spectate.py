@@ -305,3 +305,45 @@ async def test_a_racer_cannot_watch_their_own_race_and_hosts_can_forbid_spectato
     assert refused["code"] == "spectating_forbidden"
     own = await ann.request({"type": "watch", "game": start["game"]})
     assert own["type"] == "error" and own["code"] in ("spectating_forbidden", "not_allowed")
+
+
+async def test_a_spectator_back_after_a_drop_gets_exactly_the_events_it_missed(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    first = start_node(test_deals=DEAL)
+    second = start_node()
+    ann: Client = await open_client(first, "Ann")
+    bob: Client = await open_client(first, "Bob")
+    room, start, bob_start = await start_race(ann, bob)
+    eve: Client = await open_client(second, "Eve")
+    snapshot = await eve.request({"type": "watch", "room": room["room"]})
+    boards = {ann.player: Board.new("scorpion", DEAL), bob.player: Board.new("scorpion", DEAL)}
+    rng = random.Random(8)
+    version = await play(ann, boards[ann.player], start, start["v"], 3, rng)
+    seen = snapshot["v"]
+    while seen < version:
+        seen = (await eve.expect("spectate_event"))["v"]
+    await eve.ws.close()  # the spectator drops; the race goes on
+    version = await play(ann, boards[ann.player], start, version, 4, rng)
+    await play(bob, boards[bob.player], bob_start, bob_start["v"], 3, rng)
+    back: Client = await open_client(first, "Eve again")
+    batch = await back.request({"type": "watch", "game": start["game"], "v": seen})
+    assert batch["type"] == "spectate_batch", batch
+    versions = [event["v"] for event in batch["events"]]
+    assert versions == list(range(seen + 1, batch["v"] + 1)) and len(versions) == 7
+    assert all(event["type"] == "spectate_event" for event in batch["events"])
+    latest = {racer["player"]: racer["view"] for racer in snapshot["racers"]}
+    for event in batch["events"]:
+        latest[event["player"]] = event["view"]
+    assert latest == {player: player_view(board).as_dict() for player, board in boards.items()}
+    # The stream goes on from there.
+    await play(ann, boards[ann.player], start, version, 1, rng)
+    assert (await back.expect("spectate_event"))["v"] == batch["v"] + 1
+    # A version ahead of the game gets a snapshot; a room code cannot resume.
+    other: Client = await open_client(first, "Fay")
+    ahead = await other.request({"type": "watch", "game": start["game"], "v": 10_000})
+    assert ahead["type"] == "spectate"
+    third: Client = await open_client(first, "Gus")
+    refused = await third.request_unchecked({"type": "watch", "room": room["room"], "v": 3})
+    assert refused["type"] == "error" and refused["field"] == "v"
+
