@@ -197,6 +197,7 @@ function onMessage(msg) {
     case "games_update": return onGamesUpdate(msg);
     case "spectate": return onSpectate(msg);
     case "spectate_event": return onSpectateEvent(msg);
+    case "spectate_batch": return onSpectateBatch(msg);
     case "spectators": return onSpectators(msg);
     case "daily": return onDaily(msg);
     case "leaderboard_page": return onLeaderboard(msg);
@@ -233,7 +234,7 @@ function onWelcome(msg) {
   } else if (S.mode === "queue" && S.queueVariant) {
     send({ type: "queue_join", variant: S.queueVariant });
   } else if (S.mode === "watch" && S.watch && !S.watch.ended) {
-    send({ type: "watch", game: S.watch.id });
+    send({ type: "watch", game: S.watch.id, v: S.watch.v });  // answered by spectate_batch or spectate
   } else if (S.linkRoom) {
     const code = S.linkRoom.toUpperCase();
     S.linkRoom = null;
@@ -1008,6 +1009,17 @@ function onSpectateEvent(msg) {
   w.v = msg.v;
   const racer = w.racers.get(msg.player);
   if (racer) Object.assign(racer, { view: msg.view, summary: msg.summary, status: msg.status });
+  renderWatch();
+}
+
+function onSpectateBatch(msg) {
+  // The events missed while the connection was down, oldest first.
+  if (!S.watch || msg.game !== S.watch.id) return;
+  S.watch.spectators = msg.spectators;
+  for (const event of msg.events) {
+    if (event.type === "race_ended") onWatchEnded(event);
+    else onSpectateEvent(event);
+  }
   renderWatch();
 }
 

@@ -115,6 +115,18 @@ def test_two_pages_race_a_third_watches_and_both_see_the_result(
     bob.screenshot(path=str(artifacts / "race-phone.png"), full_page=True)
     carol.screenshot(path=str(artifacts / "spectator-desktop.png"), full_page=True)
 
+    # Carol's connection drops; Ann moves meanwhile; Carol's page watches again from the
+    # last version it saw and catches up.
+    carol.evaluate("window.scorpion.link.ws.close(4000)")
+    expect(carol.locator("#conn")).not_to_have_attribute("data-state", "open")
+    move = card_move(board)
+    click_move(ann, move)
+    board.push(move)
+    expect(ann.locator("#moves")).to_have_text("3")
+    expect(carol.locator("#conn")).to_have_attribute("data-state", "open")
+    expect(carol.locator(".watch-board", has_text="Ann")).to_contain_text("3 moves")
+    assert exposed_cards(carol, ann_board) == engine_exposed(board)
+
     # Bob resigns; Ann sees it; then Ann resigns and everyone sees the standings.
     bob.click("#btn-resign")
     bob.click("#btn-resign-yes")
