@@ -96,13 +96,13 @@ def board_from_view(view: Mapping[str, Any], rule: ReserveRule | str = ReserveRu
     down: list[int] = []
     for parsed in parsed_columns:
         count = 0
-        for card in parsed:
-            if card is not None:
+        for entry in parsed:
+            if entry is not None:
                 break
             count += 1
-        if any(card is None for card in parsed[count:]):
+        if any(entry is None for entry in parsed[count:]):
             raise ViewError("face-down cards lie only at the bottom of a column")
-        columns.append([next(fill) if card is None else card for card in parsed])
+        columns.append([next(fill) if entry is None else entry for entry in parsed])
         down.append(count)
     stock = list(fill)
     return Board(variant, columns, down, stock, cells, foundations, rule)
