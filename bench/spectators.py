@@ -7,7 +7,7 @@ delivery latency = receipt - ack. The racer's ack latency is measured first with
 crowd, then with it.
 
 Usage: python bench/spectators.py [--spectators 1000] [--moves 300] [--pace 0.05]
-       [--crowd-client light|websockets]
+       [--crowd-client light|websockets] [--crowd-nice 19]
 """
 
 from __future__ import annotations
@@ -202,8 +202,9 @@ async def crowd(urls: list[str], room: str, count: int, conn: Any, client: str) 
         task.cancel()
 
 
-def crowd_process(urls: list[str], room: str, count: int, conn: Any, client: str) -> None:
+def crowd_process(urls: list[str], room: str, count: int, conn: Any, client: str, niceness: int) -> None:
     """Process entry point of the crowd."""
+    os.nice(niceness)
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     asyncio.run(crowd(urls, room, count, conn, client))
 
@@ -221,6 +222,13 @@ async def main() -> None:
         default="light",
         help="spectators as raw-frame readers (default), or as full websockets clients, which "
         "on a small machine take more CPU than the servers they watch",
+    )
+    parser.add_argument(
+        "--crowd-nice",
+        type=int,
+        default=19,
+        help="scheduling niceness of the crowd's process (default 19: the crowd stands for "
+        "spectators' own devices and yields this machine's cores to the servers; 0 lets it compete)",
     )
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -240,8 +248,8 @@ async def main() -> None:
         try:
             print(f"machine: {machine()}")
             print(
-                f"{args.spectators} spectators ({args.crowd_client} clients) over two server processes; "
-                f"{args.moves} moves per phase"
+                f"{args.spectators} spectators ({args.crowd_client} clients, niceness {args.crowd_nice}) "
+                f"over two server processes; {args.moves} moves per phase"
             )
             ann_ws = await connect(url_a, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
             bob_ws = await connect(url_a, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
@@ -264,7 +272,9 @@ async def main() -> None:
             parent, child = multiprocessing.Pipe()
             spectators = multiprocessing.Process(
                 target=crowd_process,
-                args=([url_a, url_b], room["room"], args.spectators, child, args.crowd_client),
+                args=(
+                    [url_a, url_b], room["room"], args.spectators, child, args.crowd_client, args.crowd_nice
+                ),
             )
             spectators.start()
             await asyncio.get_running_loop().run_in_executor(None, parent.recv)  # "joined"

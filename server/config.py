@@ -47,6 +47,7 @@ class Config:
     room_ttl: float = 3600.0
     leaderboard_days: int = 30
     spectator_tick: float = 2.0
+    spectator_lag: float = 0.005
     daily_secret: str = ""
     test_deals: str = ""
     web_dir: Path | None = None
@@ -79,6 +80,10 @@ _HELP = {
     "room_ttl": "seconds an idle room is kept",
     "leaderboard_days": "days past leaderboards and daily attempts are kept",
     "spectator_tick": "seconds between batched spectator-count updates",
+    "spectator_lag": (
+        "seconds a node waits before writing another node's event to its spectators, so that "
+        "the racer's answer on the other node goes first when both share a machine"
+    ),
     "daily_secret": "secret the daily deals derive from (default: one generated and kept in Redis)",
     "web_dir": "directory of the browser client served at / (default: the installed client/web)",
     "test_deals": (
