@@ -347,3 +347,28 @@ async def test_a_spectator_back_after_a_drop_gets_exactly_the_events_it_missed(
     refused = await third.request_unchecked({"type": "watch", "room": room["room"], "v": 3})
     assert refused["type"] == "error" and refused["field"] == "v"
 
+
+
+async def test_racers_hear_of_a_move_before_spectators_do(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    first = start_node(test_deals=DEAL, spectator_lag=0.4)
+    second = start_node(spectator_lag=0.4)
+    ann: Client = await open_client(first, "Ann")
+    bob: Client = await open_client(first, "Bob")
+    room, start, _ = await start_race(ann, bob)
+    near: Client = await open_client(first, "Near")
+    far: Client = await open_client(second, "Far")
+    await near.request({"type": "watch", "room": room["room"]})
+    await far.request({"type": "watch", "room": room["room"]})
+    await asyncio.sleep(0.5)  # let the second node follow the game
+    sent = time.monotonic()
+    version = await play(ann, Board.new("scorpion", DEAL), start, start["v"], 1, random.Random(2))
+    acked = time.monotonic()
+    await bob.expect("progress", v=version)
+    progressed = time.monotonic()
+    for spectator in (near, far):
+        event = await spectator.expect("spectate_event", v=version)
+        assert event["player"] == ann.player
+        assert time.monotonic() - sent >= 0.35, "a spectator got the move before the lag"
+    assert acked - sent < 0.35 and progressed - sent < 0.35, "a racer waited for the spectators"
