@@ -38,6 +38,7 @@ from protocol.game import (
     player_view,
     score,
     summarize,
+    summary_data,
     view_data,
 )
 from protocol.message import (
@@ -137,6 +138,10 @@ class LiveGame:
             RacerProgress(player=pid, summary=self.summary.get(pid, {}), status=self.status[pid])
             for pid in self.racer_ids()
         )
+
+
+_RACER_STATUS = {Status.WON: "finished", Status.STUCK: "stuck"}
+"""A racer's status after a move that leaves the game won or stuck (else ``playing``)."""
 
 
 def _fields(summary: dict[str, Any], status: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -454,8 +459,8 @@ class RaceService:
             op, text = "push", move_text(chosen)
         state = board.status()
         if kind != "resign":
-            status = {Status.WON: "finished", Status.STUCK: "stuck"}.get(state, "playing")
-        summary = summarize(board, elapsed, status=state).as_dict()
+            status = _RACER_STATUS.get(state, "playing")
+        summary = summary_data(board, elapsed, state)
         view = view_data(board)
         record = {
             "type": "move" if kind != "resign" else "status",

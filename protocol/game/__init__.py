@@ -34,7 +34,7 @@ from .move import (
 from .notation import NotationError, board_from_text, board_to_text
 from .score import score, time_bonus
 from .variant import VARIANTS, ReserveRule, Variant, VariantError, get_variant
-from .view import BoardView, Summary, player_view, spectator_view, summarize, view_data
+from .view import BoardView, Summary, player_view, spectator_view, summarize, summary_data, view_data
 
 __all__ = [
     "CELL_BASE",
@@ -78,6 +78,7 @@ __all__ = [
     "score",
     "spectator_view",
     "summarize",
+    "summary_data",
     "time_bonus",
     "view_data",
 ]

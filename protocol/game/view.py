@@ -12,7 +12,7 @@ from .board import NO_CARD, Board, Status
 from .card import SUITS, card_text
 from .score import score
 
-__all__ = ["BoardView", "Summary", "player_view", "spectator_view", "summarize", "view_data"]
+__all__ = ["BoardView", "Summary", "player_view", "spectator_view", "summarize", "summary_data", "view_data"]
 
 _TEXT = tuple(card_text(card) for card in range(52))
 
@@ -93,6 +93,20 @@ class Summary:
             "reserve_left": self.reserve_left,
             "state": self.state,
         }
+
+
+def summary_data(board: Board, elapsed_seconds: int, status: Status) -> dict[str, object]:
+    """Return ``summarize(board, elapsed_seconds, status=status).as_dict()``, built directly
+    (the server's hot path)."""
+    runs = len(board.foundations)
+    return {
+        "score": score(runs, status is Status.WON, elapsed_seconds),
+        "runs": runs,
+        "face_down_left": sum(board.down),
+        "moves": board.depth,
+        "reserve_left": board.reserve_left,
+        "state": status.value,
+    }
 
 
 def summarize(

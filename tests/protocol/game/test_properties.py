@@ -326,10 +326,10 @@ def card_text_to_int(text: str) -> int:
 
 @given(number=st.integers(1, 10**6), steps=st.integers(0, 60), seed=st.integers(0, 10**6))
 @settings(max_examples=60, deadline=None)
-def test_view_data_is_exactly_the_player_view_as_data(number: int, steps: int, seed: int) -> None:
+def test_view_and_summary_data_are_exactly_the_player_view_and_summary_as_data(number: int, steps: int, seed: int) -> None:
     import random
 
-    from protocol.game import Board, player_view, view_data
+    from protocol.game import Board, player_view, summarize, summary_data, view_data
 
     rng = random.Random(seed)
     board = Board.new(rng.choice(["scorpion", "scorpion-ii", "wasp", "three-blind-mice"]), number)
@@ -339,3 +339,6 @@ def test_view_data_is_exactly_the_player_view_as_data(number: int, steps: int, s
             break
         board.push(rng.choice(moves))
     assert view_data(board) == player_view(board).as_dict()
+    elapsed = rng.randrange(0, 2000)
+    status = board.status()
+    assert summary_data(board, elapsed, status) == summarize(board, elapsed, status=status).as_dict()
