@@ -51,6 +51,7 @@ import collections
 import contextlib
 import hashlib
 import json
+import logging
 import secrets
 import ssl
 from collections.abc import Mapping, Sequence
@@ -72,6 +73,8 @@ __all__ = [
     "game_channel",
     "player_channel",
 ]
+
+log = logging.getLogger("scorpion.store")
 
 ROOM_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 ROOM_CODE_LENGTH = 6
@@ -276,6 +279,11 @@ async def _open(settings: Mapping[str, Any]) -> tuple[asyncio.StreamReader, asyn
     return reader, writer
 
 
+def _log_select_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("could not select the Redis database: %s", future.exception())
+
+
 class _Pipeline:
     """One Redis connection that carries many commands at once, for the move path.
 
@@ -304,7 +312,9 @@ class _Pipeline:
             reader, writer = await _open(self.settings)
             if self.settings.get("db"):
                 writer.write(hiredis.pack_command(("SELECT", self.settings["db"])))
-                self.waiting.append(asyncio.get_running_loop().create_future())
+                selected: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+                selected.add_done_callback(_log_select_failure)
+                self.waiting.append(selected)
             self.writer = writer
             self.task = asyncio.get_running_loop().create_task(self._read(reader))
             return writer

@@ -192,3 +192,15 @@ async def test_the_subscriber_delivers_messages_in_order_and_stops_on_unsubscrib
     assert await asyncio.wait_for(subscriber.messages(), 3) == [("b", "kept")]
     subscriber.close()
     await store.close()
+
+
+async def test_the_pipeline_uses_the_database_the_url_names(redis_url: str) -> None:
+    store = Store(redis_url + "?db=3")
+    await make_game(store)  # through redis-py, in database 3
+    assert (await act(store, "pa", 1, 1, "7H:2-5")).result == "ok"  # through the pipeline
+    other = Store(redis_url)  # database 0 holds nothing of it
+    assert await other.game("g1") is None
+    racer = await store.racer("g1", "pa")
+    assert racer is not None and racer.moves == ["7H:2-5"]
+    await store.close()
+    await other.close()
