@@ -204,3 +204,27 @@ async def test_the_pipeline_uses_the_database_the_url_names(redis_url: str) -> N
     assert racer is not None and racer.moves == ["7H:2-5"]
     await store.close()
     await other.close()
+
+
+async def test_the_hub_resubscribes_after_losing_its_pub_sub_connection(redis_url: str) -> None:
+    from server.hub import Hub
+
+    store = Store(redis_url)
+    errors: list[int] = []
+    hub = Hub(store, on_error=lambda: errors.append(1))
+    await hub.start()
+    got: list[tuple[str, str]] = []
+    await hub.subscribe("a", lambda channel, data: got.append((channel, data)))
+    await asyncio.sleep(0.05)
+    await store.redis.publish("a", "before")
+    await store.redis.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+    deadline = asyncio.get_running_loop().time() + 5
+    while await store.redis.publish("a", "after") == 0:  # nobody subscribed yet
+        assert asyncio.get_running_loop().time() < deadline, "the hub never resubscribed"
+        await asyncio.sleep(0.1)
+    while ("a", "after") not in got:
+        assert asyncio.get_running_loop().time() < deadline, "nothing arrived after the reconnection"
+        await asyncio.sleep(0.05)
+    assert got[0] == ("a", "before") and errors == [1]
+    await hub.stop()
+    await store.close()
