@@ -235,6 +235,8 @@ class ScorpionClient:
         self.games: dict[str, GameInfo] = {}
         self.leaderboard_page: LeaderboardPage | None = None
         self.analyses: dict[str, Analysis] = {}
+        self.results: dict[str, RaceEnded] = {}
+        """The ``race_ended`` of the games this session saw end (the latest 64)."""
         self.url = self.urls[0]
         self.reconnects = 0
         self.closed: Closed | None = None
@@ -405,6 +407,12 @@ class ScorpionClient:
 
     def _track(self, message: Message) -> None:
         me = self.player
+        batched = isinstance(message, Batch | SpectateBatch) and message.events
+        ended = message.events[-1] if batched else message  # type: ignore[attr-defined]
+        if isinstance(ended, RaceEnded):
+            self.results[ended.game] = ended
+            while len(self.results) > 64:
+                del self.results[next(iter(self.results))]
         if isinstance(message, RoomState):
             self.room = message
         elif isinstance(message, Ok) and message.to == "room_leave":
@@ -493,6 +501,13 @@ class ScorpionClient:
                     return
             self._event_signal.clear()
             await self._event_signal.wait()
+
+    async def race_ended(self, game: str, timeout: float = 30.0) -> RaceEnded:
+        """Return the ``race_ended`` of ``game``: at once if it has come already, else when it does."""
+        known = self.results.get(game)
+        if known is not None:
+            return known
+        return await self.wait_for(RaceEnded, timeout=timeout, game=game)
 
     async def wait_for(self, *types: type[_M], timeout: float = 30.0, **match: Any) -> _M:
         """Return the next message of one of ``types`` whose fields equal ``match``.

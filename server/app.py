@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import socket
 import time
+import uuid
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -161,7 +162,8 @@ class ScorpionServer:
         if url is None:
             self.embedded = EmbeddedRedis(self.config.data_dir)
             url = await self.embedded.start()
-        self.store = Store(url, daily_secret=self.config.daily_secret, origin=self.node)
+        instance = f"{self.node}#{uuid.uuid4().hex[:8]}"
+        self.store = Store(url, daily_secret=self.config.daily_secret, origin=self.node, instance=instance)
         if not await self.store.ping():
             raise RuntimeError(f"Redis at {url} does not answer")
         self.hub = Hub(self.store, on_error=self.metrics.redis_errors.inc)
@@ -176,6 +178,7 @@ class ScorpionServer:
             on_event=self._local_event,
         )
         self.spawn(self._count_spectators())
+        self.spawn(self._heartbeat())
         self.daily = DailyService(self.store, clock=self.clock, keep_days=self.config.leaderboard_days)
         self.server = await serve(
             self.handle,
@@ -373,6 +376,46 @@ class ScorpionServer:
                 places = await self.store.player_places(player)
                 if "game" in places:
                     self.spawn(self._grace(player, places["game"]))
+
+    async def _heartbeat(self) -> None:
+        """Tell the other nodes this one is alive; take over the racers of nodes that died.
+
+        A node killed without closing its connections leaves its players counted as
+        connected. Once it has been silent for ``node_timeout``, every other node drops
+        that node's connections of the racers in the games it follows and starts their
+        grace period, as if they had just disconnected (a racer who comes back in time,
+        to any node, races on). A node that finds itself silent for that long (stalled,
+        or cut off from Redis) states its own connections again.
+        """
+        handled: set[str] = set()
+        timeout_ms = int(self.config.node_timeout * 1000)
+        last = now_ms()
+        while True:
+            try:
+                now = now_ms()
+                silent = await self.store.heartbeat(now, timeout_ms)
+                if now - last > timeout_ms:
+                    await self.store.restate_presence({p: len(s) for p, s in self.by_player.items()})
+                last = now
+                for node in silent:
+                    if node not in handled:
+                        handled.add(node)
+                        await self._take_over(node)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.metrics.redis_errors.inc()
+                log.warning("heartbeat failed", extra={"error": repr(exc)})
+            await asyncio.sleep(self.config.node_heartbeat)
+
+    async def _take_over(self, node: str) -> None:
+        log.warning("a node went silent: its racers get their grace period", extra={"silent": node})
+        for game in list(self.race.games.values()):
+            if game.ended:
+                continue
+            for player, status in list(game.status.items()):
+                if status == "playing" and await self.store.forget_node_presence(player, node) == 0:
+                    self.spawn(self._grace(player, game.game_id))
 
     async def _grace(self, player: str, game_id: str) -> None:
         await asyncio.sleep(self.config.grace_period)

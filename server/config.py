@@ -48,6 +48,8 @@ class Config:
     leaderboard_days: int = 30
     spectator_tick: float = 2.0
     spectator_lag: float = 0.005
+    node_heartbeat: float = 5.0
+    node_timeout: float = 30.0
     daily_secret: str = ""
     test_deals: str = ""
     web_dir: Path | None = None
@@ -80,6 +82,11 @@ _HELP = {
     "room_ttl": "seconds an idle room is kept",
     "leaderboard_days": "days past leaderboards and daily attempts are kept",
     "spectator_tick": "seconds between batched spectator-count updates",
+    "node_heartbeat": "seconds between this node's heartbeats in Redis",
+    "node_timeout": (
+        "seconds without a heartbeat after which a node counts as dead: its players' "
+        "connections are dropped and their grace period starts on the other nodes"
+    ),
     "spectator_lag": (
         "seconds a node waits before writing another node's event to its spectators, so that "
         "the racer's answer on the other node goes first when both share a machine"

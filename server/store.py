@@ -32,7 +32,8 @@ key                             type    what it holds
 ``lb:DATE:VARIANT``             zset    the day's leaderboard (composite sort key)
 ``lb:DATE:VARIANT:e``           hash    player -> entry (name, score, elapsed, finished)
 ``boards:PLAYER``               set     leaderboards the player is on (for forget-me)
-``online:PLAYER``               string  open connections of a player, across nodes
+``online:PLAYER``               hash    node -> open connections of the player there
+``nodes``                       zset    node names by their last heartbeat (ms)
 ==============================  ======  ==============================================
 
 Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
@@ -79,6 +80,8 @@ log = logging.getLogger("scorpion.store")
 ROOM_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 ROOM_CODE_LENGTH = 6
 FORGOTTEN_NAME = "forgotten player"
+NODES_KEY = "nodes"
+"""Sorted set of node names by their last heartbeat (ms)."""
 LIVE_CHANNEL = "live"
 """Pub/sub channel announcing games that start (``+ID``) and end (``-ID``)."""
 
@@ -135,6 +138,23 @@ end
 redis.call('RPUSH', KEYS[4], ARGV[5])
 redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
 return {'ok', tostring(ver)}
+"""
+
+# KEYS[1] online:PLAYER; ARGV[1] node, ARGV[2] a change of its count, 'drop' (a dead node) or
+# 'set' (ARGV[3] is the count: a node restating its connections).
+_PRESENCE = """
+if ARGV[2] == 'drop' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+elseif ARGV[2] == 'set' then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('EXPIRE', KEYS[1], 86400)
+elseif tonumber(ARGV[2]) ~= 0 then
+  if redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2]) <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+  redis.call('EXPIRE', KEYS[1], 86400)
+end
+local total = 0
+for _, count in ipairs(redis.call('HVALS', KEYS[1])) do total = total + tonumber(count) end
+return total
 """
 
 _SET_STATUS = """
@@ -450,10 +470,13 @@ class Subscriber:
 class Store:
     """Game-level operations over one Redis connection pool."""
 
-    def __init__(self, url: str, daily_secret: str = "", origin: str = "") -> None:
+    def __init__(self, url: str, daily_secret: str = "", origin: str = "", instance: str = "") -> None:
         self.configured_secret = daily_secret
         self.origin = origin
         """Node name put on every game event this store publishes (``VERSION|ORIGIN|EVENT``)."""
+        self.instance = instance or origin
+        """This process's name in presence counts and heartbeats (unique even when a node
+        restarts under the same name, so a restart never inherits its predecessor's counts)."""
         # A pool large enough for a burst (hundreds of hellos at once); redis-py's default
         # cap refused such bursts with "too many connections". A blocking pool would avoid
         # the cap too, but its checkout costs about 100 us a command on the move path.
@@ -462,6 +485,7 @@ class Store:
         self.url = url
         self._pipeline = _Pipeline(url)
         self._set_status = self.redis.register_script(_SET_STATUS)
+        self._presence = self.redis.register_script(_PRESENCE)
         self._end = self.redis.register_script(_END)
         self._join_room = self.redis.register_script(_JOIN_ROOM)
         self._leave_room = self.redis.register_script(_LEAVE_ROOM)
@@ -773,13 +797,32 @@ class Store:
         return result
 
     async def presence(self, player_id: str, delta: int) -> int:
-        """Add ``delta`` to a player's count of open connections (all nodes); return it."""
-        key = f"online:{player_id}"
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.incrby(key, delta)
-            pipe.expire(key, 24 * 3600)
-            count, _ = await pipe.execute()
-        return int(count)
+        """Add ``delta`` to the player's open connections on this node; return their count on
+        every node (``delta`` 0 only reads it)."""
+        count: int = await self._presence(keys=[f"online:{player_id}"], args=[self.instance, delta])
+        return count
+
+    async def forget_node_presence(self, player_id: str, node: str) -> int:
+        """Drop a dead node's connections of a player; return the player's count on the others."""
+        count: int = await self._presence(keys=[f"online:{player_id}"], args=[node, "drop"])
+        return count
+
+    async def restate_presence(self, counts: Mapping[str, int]) -> None:
+        """Set this node's connection counts of players (after it was silent too long)."""
+        for player_id, count in counts.items():
+            await self._presence(keys=[f"online:{player_id}"], args=[self.instance, "set", count])
+
+    async def heartbeat(self, now_ms: int, timeout_ms: int) -> list[str]:
+        """Say this node is alive; return the nodes silent for longer than ``timeout_ms``.
+
+        Nodes silent for ten timeouts are forgotten: every live node has long handled them.
+        """
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(NODES_KEY, {self.instance: now_ms})
+            pipe.zrangebyscore(NODES_KEY, "-inf", now_ms - timeout_ms)
+            pipe.zremrangebyscore(NODES_KEY, "-inf", now_ms - 10 * timeout_ms)
+            _, silent, _ = await pipe.execute()
+        return [node for node in silent if node != self.instance]
 
     async def set_spectators(self, game_id: str, node: str, count: int) -> int:
         """Record this node's spectator count of a game; return the count over all nodes."""

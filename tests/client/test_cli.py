@@ -13,7 +13,6 @@ from client.commands.common import room_link
 from client.commands.watch import is_room_code
 from client.connection import ScorpionClient
 from client.identity import Identity, TokenStore
-from protocol.message import RaceEnded
 
 from .conftest import NodeFactory
 
@@ -71,11 +70,11 @@ async def test_leaderboard_stats_daily_replay_and_forget_me_print_the_servers_an
     await ann.connect()
     daily = await ann.daily_start()
     await ann.resign()
-    await ann.wait_for(RaceEnded, game=daily.game, timeout=10)
+    await ann.race_ended(daily.game, timeout=10)
     solo = await ann.solo_new("wasp")
     await ann.deal()
     await ann.resign()
-    await ann.wait_for(RaceEnded, game=solo.game, timeout=10)
+    await ann.race_ended(solo.game, timeout=10)
     await ann.close()
     await asyncio.sleep(0.1)
     day = dt.datetime.now(dt.UTC).date().isoformat()

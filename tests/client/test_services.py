@@ -17,7 +17,6 @@ from protocol.message import (
     Forgotten,
     GamesUpdate,
     LeaderboardPage,
-    RaceEnded,
     RaceStarted,
     Snapshot,
     Spectators,
@@ -71,7 +70,7 @@ async def test_a_solo_game_hints_moves_undoes_and_replays_the_same_deal(
     assert ann.race.game == fresh.game and ann.race.rule == "when-stuck"
     resigned = await ann.resign()
     assert resigned.status == "resigned"
-    ended = await ann.wait_for(RaceEnded, game=fresh.game, timeout=10)
+    ended = await ann.race_ended(fresh.game, timeout=10)
     assert ended.number is not None and ended.salt is not None, "a solo deal is revealed at once"
     assert ann.race.revealed
     digest = hashlib.sha256(f"{ended.number}:{ended.salt}".encode()).hexdigest()
@@ -134,7 +133,7 @@ async def test_the_daily_attempt_practice_reveal_leaderboards_and_statistics(
         await ann.hint()
     assert no_hints.value.code == "hints_forbidden"
     await ann.resign()
-    ended = await ann.wait_for(RaceEnded, game=started.game, timeout=10)
+    ended = await ann.race_ended(started.game, timeout=10)
     assert ended.number is None and ended.salt is None, "the deal stays secret until the day is over"
     assert race.ended is ended and not race.revealed
     assert [(s.player, s.status, s.rank) for s in ended.standings] == [(ann.player, "resigned", 1)]
@@ -183,7 +182,7 @@ async def test_forget_me_returns_what_was_removed_and_the_session_ends(
     ann = await make_client(node, "Ann", store=TokenStore())
     started = await ann.daily_start()
     await ann.resign()
-    await ann.wait_for(RaceEnded, game=started.game, timeout=10)
+    await ann.race_ended(started.game, timeout=10)
     await ann.solo_new()
     await asyncio.sleep(0.1)
     old_token, old_player = ann.token, ann.player
@@ -214,7 +213,7 @@ async def test_replay_lists_the_moves_of_a_finished_game(local_node: Any, make_c
     await ann.undo()
     await ann.deal()
     await ann.resign()
-    ended = await ann.wait_for(RaceEnded, game=started.game, timeout=10)
+    ended = await ann.race_ended(started.game, timeout=10)
     log = await ann.replay(started.game)
     assert (log.game, log.variant, log.number, log.salt) == (started.game, "scorpion", DEAL, ended.salt)
     assert len(log.logs) == 1 and log.logs[0].player == ann.player

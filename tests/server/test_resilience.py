@@ -16,7 +16,7 @@ from protocol.game import Board, move_json
 from server.store import Store
 
 from .conftest import Client, NodeFactory
-from .test_race import friend_race, winnable_deal
+from .test_race import DEAL, friend_race, winnable_deal
 
 pytestmark = pytest.mark.asyncio
 
@@ -203,3 +203,56 @@ async def test_a_racer_away_past_the_grace_period_is_marked_as_left(
     await ann.close()
     left = await bob.expect("progress", timeout=10, status="left")
     assert left["player"] == ann.player
+
+
+async def test_racers_of_a_killed_node_who_never_return_are_marked_as_left(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    settings = {"node_heartbeat": 0.2, "node_timeout": 1.0}
+    first = start_node(test_deals=DEAL, **settings)
+    second = start_node(**settings)
+    ann: Client = await open_client(first, "Ann")
+    bob: Client = await open_client(second, "Bob")
+    room = await ann.request({"type": "room_create", "variant": "scorpion"})
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.request({"type": "ready", "ready": True})
+    await ann.request({"type": "room_start"})
+    start = await bob.expect("race_started")
+    await asyncio.sleep(0.5)  # both nodes have heartbeats in Redis
+    first.stop(signal.SIGKILL)  # Ann's connection is never closed: her node just dies
+    left = await bob.expect("progress", timeout=15, status="left")
+    assert left["player"] == ann.player
+    # Bob can finish the race now instead of waiting for the time limit.
+    answer = await bob.request({"type": "resign", "game": start["game"], "v": left["v"]})
+    assert answer["type"] == "accepted"
+    ended = await bob.expect("race_ended", timeout=10)
+    assert {row["status"] for row in ended["standings"]} == {"left", "resigned"}
+
+
+async def test_a_racer_whose_node_dies_and_who_comes_back_in_time_races_on(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    settings = {"node_heartbeat": 0.2, "node_timeout": 1.0, "grace_period": 3}
+    first = start_node(test_deals=DEAL, **settings)
+    second = start_node(**settings)
+    ann: Client = await open_client(first, "Ann")
+    token = ann.token
+    bob: Client = await open_client(second, "Bob")
+    room = await ann.request({"type": "room_create", "variant": "scorpion"})
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.request({"type": "ready", "ready": True})
+    await ann.request({"type": "room_start"})
+    start = await bob.expect("race_started")
+    await asyncio.sleep(0.5)
+    first.stop(signal.SIGKILL)
+    await asyncio.sleep(1.5)  # the second node has noticed: Ann's grace period runs
+    again: Client = await open_client(second, "Ann", token=token)
+    resumed = await again.request({"type": "resume", "game": start["game"], "v": 0})
+    assert resumed["type"] in ("batch", "snapshot")
+    await asyncio.sleep(3.5)  # past the grace period
+    board = Board.new("scorpion", DEAL)
+    move = next(m for m in board.legal_moves() if not m.is_deal)
+    request = {"type": "move", "game": start["game"], "v": resumed["v"], "move": move_json(move)}
+    answer = await again.request(request)
+    assert answer["type"] == "accepted", answer
+    assert answer["status"] == "playing"

@@ -228,3 +228,20 @@ async def test_the_hub_resubscribes_after_losing_its_pub_sub_connection(redis_ur
     assert got[0] == ("a", "before") and errors == [1]
     await hub.stop()
     await store.close()
+
+
+async def test_presence_is_counted_per_process_and_a_dead_ones_share_can_be_dropped(redis_url: str) -> None:
+    one, two = Store(redis_url, instance="a#1"), Store(redis_url, instance="b#1")
+    assert await one.presence("pa", 1) == 1
+    assert await one.presence("pa", 1) == 2
+    assert await two.presence("pa", 1) == 3
+    assert await two.presence("pa", -1) == 2  # b's count reaches 0 and is removed
+    assert await one.forget_node_presence("pa", "b#1") == 2  # nothing of b is left
+    assert await two.forget_node_presence("pa", "a#1") == 0  # a died with two connections
+    await one.restate_presence({"pa": 1})  # a was only stalled: it says what it holds
+    assert await two.presence("pa", 0) == 1
+    assert await one.heartbeat(1_000, 500) == []
+    assert await two.heartbeat(1_200, 500) == []
+    assert await two.heartbeat(1_600, 500) == ["a#1"]  # silent since 1,000
+    await one.close()
+    await two.close()
