@@ -326,7 +326,9 @@ def card_text_to_int(text: str) -> int:
 
 @given(number=st.integers(1, 10**6), steps=st.integers(0, 60), seed=st.integers(0, 10**6))
 @settings(max_examples=60, deadline=None)
-def test_view_and_summary_data_are_exactly_the_player_view_and_summary_as_data(number: int, steps: int, seed: int) -> None:
+def test_view_and_summary_data_are_exactly_the_player_view_and_summary_as_data(
+    number: int, steps: int, seed: int
+) -> None:
     import random
 
     from protocol.game import Board, player_view, summarize, summary_data, view_data
