@@ -474,18 +474,24 @@ class RaceService:
             "at": now,
         }
         event = orjson.dumps(record)
-        outcome = await self.store.act(
-            game.game_id,
-            player_id,
-            seen_version=seen,
-            based_on=game.changed[player_id],
-            op=op,
-            move=text,
-            event=event,
-            summary=orjson.dumps(summary),
-            status=status,
-            finished=now if status in DONE else None,
-        )
+        try:
+            outcome = await self.store.act(
+                game.game_id,
+                player_id,
+                seen_version=seen,
+                based_on=game.changed[player_id],
+                op=op,
+                move=text,
+                event=event,
+                summary=orjson.dumps(summary),
+                status=status,
+                finished=now if status in DONE else None,
+            )
+        except BaseException:
+            # No answer from Redis (connection lost, cancelled): the action may or may not
+            # have been applied, so the cached board, already changed, is not to be trusted.
+            game.boards[player_id] = None
+            raise
         if outcome.result != "ok":
             # Put the cached board back as it was before this attempt.
             if undone is not None:

@@ -256,3 +256,39 @@ async def test_a_racer_whose_node_dies_and_who_comes_back_in_time_races_on(
     answer = await again.request(request)
     assert answer["type"] == "accepted", answer
     assert answer["status"] == "playing"
+
+
+async def test_an_action_whose_commit_got_no_answer_leaves_no_stale_board_behind(
+    local_node: Any, open_client: Any
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    room = await ann.request({"type": "room_create", "variant": "scorpion", "options": {"undo": True}})
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.request({"type": "ready", "ready": True})
+    await ann.request({"type": "room_start"})
+    start = await ann.expect("race_started")
+    store = node.server.store
+    real_act = store.act
+    calls = 0
+
+    async def lost_answer(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise ConnectionError("the connection to Redis dropped before the script ran")
+        return await real_act(*args, **kwargs)
+
+    store.act = lost_answer
+    move = next(m for m in Board.new("scorpion", DEAL).legal_moves() if not m.is_deal)
+    request = {"type": "move", "game": start["game"], "v": start["v"], "move": move_json(move)}
+    failed = await ann.request(request)
+    assert failed["type"] == "error" and failed["code"] == "unavailable"
+    # The node must not believe the move was made: there is nothing to undo.
+    undo = await ann.request({"type": "undo", "game": start["game"], "v": start["v"]})
+    assert undo["type"] == "error" and undo["code"] == "illegal_move", undo
+    record = await store.racer(start["game"], ann.player)
+    assert record is not None and record.moves == []
+    again = await ann.request(request)
+    assert again["type"] == "accepted"
