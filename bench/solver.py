@@ -1,6 +1,7 @@
 """Benchmark the solver: nodes per second and solve-time percentiles per variant.
 
 Usage: python bench/solver.py [--deals 1000] [--budget-seconds 10] [--variants ...] [--rules ...]
+                              [--cpu-clock]
 
 The deal numbers come from ``random.Random(seed)`` over PySolFC's large range, so every
 run measures the same deals. Figures only: this script never asserts. The machine load
@@ -28,14 +29,15 @@ def deal_numbers(count: int, seed: int) -> list[int]:
     return [rng.randrange(COMPETITIVE_MIN, MAX_NUMBER + 1) for _ in range(count)]
 
 
-def bench(variant: str, rule: str, numbers: list[int], seconds: float) -> str:
+def bench(variant: str, rule: str, numbers: list[int], seconds: float, cpu_clock: bool = False) -> str:
     """Solve every deal of ``numbers`` and return one line of figures."""
     load_before = os.getloadavg()[0]
     times: list[float] = []
     nodes = 0
     tally = dict.fromkeys((verdict.value for verdict in Verdict), 0)
+    clock = time.process_time if cpu_clock else time.perf_counter
     for number in numbers:
-        budget = Budget(nodes=10**9, seconds=seconds, clock=time.perf_counter)
+        budget = Budget(nodes=10**9, seconds=seconds, clock=clock)
         solution = solve_deal(variant, number, rule, budget)
         times.append(solution.seconds or 0.0)
         nodes += solution.nodes
@@ -59,14 +61,23 @@ def main() -> None:
     parser.add_argument("--budget-seconds", type=float, default=10.0)
     parser.add_argument("--variants", nargs="*", default=sorted(VARIANTS), choices=sorted(VARIANTS))
     parser.add_argument("--rules", nargs="*", default=[rule.value for rule in ReserveRule])
+    parser.add_argument(
+        "--cpu-clock",
+        action="store_true",
+        help="budget and times in this process's CPU seconds (one core's work, whatever else runs)",
+    )
     args = parser.parse_args()
     numbers = deal_numbers(args.deals, args.seed)
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()}, seed {args.seed}")
+    clock = "CPU" if args.cpu_clock else "wall"
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()}, seed {args.seed}, "
+        f"{args.deals} deals, budget {args.budget_seconds} s ({clock} clock)"
+    )
     for variant in args.variants:
         for rule in args.rules:
             if rule == ReserveRule.WHEN_STUCK.value and not VARIANTS[variant].stock:
                 continue  # Three Blind Mice has no reserve stock: the rule changes nothing
-            print(bench(variant, rule, numbers, args.budget_seconds), flush=True)
+            print(bench(variant, rule, numbers, args.budget_seconds, args.cpu_clock), flush=True)
 
 
 if __name__ == "__main__":
