@@ -861,23 +861,33 @@ class ScorpionServer:
             raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {message.game!r}")
         if session.player not in game.status:
             raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "you are not racing in that game")
-        missed = await self.store.events(message.game, message.v)
-        if len(missed) > RESUME_BATCH_LIMIT:
+        missed = await self._missed_events(game, message.v, session.player)
+        if missed is None:
             await self._resume_with_snapshot(session, game, message.ref)
             return
-        events = []
-        for version, raw in missed:
-            event = json.loads(raw)
-            self.race.note_event(game, version, event)
-            projected = project(game, version, event, session.player)
-            if projected is not None:
-                events.append(projected)
-        last = missed[-1][0] if missed else message.v
+        events, last = missed
         session.games[game.game_id] = last
         game = self.race.adopt(game)
         game.listeners.add(session)
         await self._follow(game.game_id)
         session.send(Batch(game=game.game_id, v=last, events=tuple(events), ref=message.ref))
+
+    async def _missed_events(
+        self, game: LiveGame, since: int, viewer: str | None
+    ) -> tuple[list[Message], int] | None:
+        """Return what ``viewer`` (a racer, or ``None`` for a spectator) missed after version
+        ``since``, and the last version; ``None`` when too many were missed for a batch."""
+        missed = await self.store.events(game.game_id, since)
+        if len(missed) > RESUME_BATCH_LIMIT:
+            return None
+        events = []
+        for version, raw in missed:
+            event = orjson.loads(raw)
+            self.race.note_event(game, version, event)
+            projected = project(game, version, event, viewer)
+            if projected is not None:
+                events.append(projected)
+        return events, missed[-1][0] if missed else since
 
     async def _resume_with_snapshot(self, session: Session, game: LiveGame, ref: Any) -> None:
         assert session.player is not None
@@ -1367,17 +1377,10 @@ class ScorpionServer:
 
         ``None`` when too many were missed, or when ``since`` is ahead of the game.
         """
-        missed = await self.store.events(game.game_id, since)
-        if len(missed) > RESUME_BATCH_LIMIT or (not missed and since > game.version):
+        missed = await self._missed_events(game, since, None)
+        if missed is None or (missed[1] == since and since > game.version):
             return None
-        events = []
-        for version, raw in missed:
-            event = orjson.loads(raw)
-            self.race.note_event(game, version, event)
-            projected = project(game, version, event, None)
-            if projected is not None:
-                events.append(projected)
-        last = missed[-1][0] if missed else since
+        events, last = missed
         return SpectateBatch(game=game.game_id, v=last, spectators=count, events=tuple(events), ref=ref)
 
     async def on_replay(self, session: Session, message: Replay) -> None:
