@@ -809,8 +809,13 @@ class Store:
 
     async def restate_presence(self, counts: Mapping[str, int]) -> None:
         """Set this node's connection counts of players (after it was silent too long)."""
-        for player_id, count in counts.items():
-            await self._presence(keys=[f"online:{player_id}"], args=[self.instance, "set", count])
+        if not counts:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:  # one round trip for all
+            for player_id, count in counts.items():
+                args = [self.instance, "set", count]
+                await self._presence(keys=[f"online:{player_id}"], args=args, client=pipe)
+            await pipe.execute()
 
     async def heartbeat(self, now_ms: int, timeout_ms: int) -> list[str]:
         """Say this node is alive; return the nodes silent for longer than ``timeout_ms``.
