@@ -11,7 +11,13 @@ Prints figures; asserts nothing. Three parts, all on loopback:
 3. Idle memory: C connected clients that said hello, RSS growth of the server process
    divided by C.
 
-Usage: python bench/race.py [--racers 40] [--seconds 10] [--rounds 3] [--idle 5000]
+The clients of both phases are the same kind: by default raw-frame sockets
+(``support.LightSocket``), which leave the shared cores to the servers being measured;
+``--client websockets`` uses full websockets clients instead. Each round prints the CPU
+used per message by the server, Redis and the clients.
+
+Usage: python bench/race.py [--racers 40] [--seconds 4] [--rounds 9] [--idle 5000]
+       [--client light|websockets]
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from support import (
     BenchClient,
     choose_move,
     cpu_seconds,
+    light_connect,
     machine,
     percentile,
     rss_kib,
@@ -52,6 +59,12 @@ from protocol.message import from_dict
 from server.embedded import EmbeddedRedis
 
 DEAL = 987654321987
+
+
+def own_cpu_seconds() -> float:
+    """Return the CPU time this process (the clients) has used so far, in seconds."""
+    times = os.times()
+    return times.user + times.system
 
 
 # -- floor ------------------------------------------------------------------------------
@@ -92,7 +105,19 @@ def stop_floor(process: subprocess.Popen[str]) -> None:
     process.wait(10)
 
 
-async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list[float]]:
+async def open_client(url: str, client: str, subprotocol: str | None) -> Any:
+    """Connect one benchmark client: a raw-frame ``LightSocket`` or a websockets client."""
+    if client == "light":
+        return await light_connect(url, subprotocol=subprotocol)
+    return await connect(
+        url,
+        subprotocols=[subprotocol] if subprotocol else None,  # type: ignore[list-item]
+        max_size=1 << 22,
+        compression=None,
+    )
+
+
+async def drive_floor(port: int, racers: int, seconds: float, client: str) -> tuple[int, list[float]]:
     """Drive the echo server with the same client work as the race: each racer picks a
     legal move on its own board, sends the move request, and plays it when answered."""
     latencies: list[float] = []
@@ -103,7 +128,8 @@ async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list
         nonlocal count
         rng = random.Random(index)
         board = Board.new("scorpion", DEAL)
-        async with connect(f"ws://127.0.0.1:{port}/", compression=None) as ws:
+        ws = await open_client(f"ws://127.0.0.1:{port}/", client, None)
+        try:
             ref = 0
             while time.perf_counter() < stop:
                 ref += 1
@@ -120,6 +146,8 @@ async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list
                     board.pop()
                 else:
                     board.push(move)
+        finally:
+            await ws.close()
 
     await asyncio.gather(*(one(i) for i in range(racers)))
     return count, latencies
@@ -128,7 +156,7 @@ async def drive_floor(port: int, racers: int, seconds: float) -> tuple[int, list
 # -- the race server ----------------------------------------------------------------------
 
 
-async def drive_server(port: int, racers: int, seconds: float) -> tuple[int, list[float], int]:
+async def drive_server(port: int, racers: int, seconds: float, client: str) -> tuple[int, list[float], int]:
     url = f"ws://127.0.0.1:{port}/"
     latencies: list[float] = []
     count = 0
@@ -137,8 +165,8 @@ async def drive_server(port: int, racers: int, seconds: float) -> tuple[int, lis
     async def pair(index: int) -> None:
         nonlocal count, errors
         rng = random.Random(index)
-        a_ws = await connect(url, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
-        b_ws = await connect(url, subprotocols=[MSGPACK], max_size=1 << 22, compression=None)  # type: ignore[list-item]
+        a_ws = await open_client(url, client, MSGPACK)
+        b_ws = await open_client(url, client, MSGPACK)
         a, b = BenchClient(a_ws), BenchClient(b_ws)
         await a.request({"type": "hello", "name": f"A{index}"})
         await b.request({"type": "hello", "name": f"B{index}"})
@@ -150,18 +178,25 @@ async def drive_server(port: int, racers: int, seconds: float) -> tuple[int, lis
         stop = time.perf_counter() + seconds
 
         async def play(racer: BenchClient, start: dict[str, Any]) -> None:
+            # The same lean client work as the floor's: msgpack straight on the socket (the
+            # setup above goes through the checked protocol client).
             nonlocal count, errors
             board = Board.new("scorpion", DEAL)
             version = start["v"]
+            game = start["game"]
+            ws, ref = racer.ws, racer.ref
             while time.perf_counter() < stop:
                 move = choose_move(board, rng)
                 started = time.perf_counter()
-                if move is None:
-                    answer = await racer.request({"type": "undo", "game": start["game"], "v": version})
-                else:
-                    answer = await racer.request(
-                        {"type": "move", "game": start["game"], "v": version, "move": move_json(move)}
-                    )
+                ref += 1
+                body: dict[str, Any] = (
+                    {"type": "undo"} if move is None else {"type": "move", "move": move_json(move)}
+                )
+                await ws.send(msgpack.packb({**body, "game": game, "v": version, "ref": ref}))
+                while True:
+                    answer = msgpack.unpackb(await ws.recv())
+                    if answer.get("ref") == ref:
+                        break
                 latencies.append(time.perf_counter() - started)
                 if answer["type"] != "accepted":
                     errors += 1
@@ -189,9 +224,9 @@ async def idle_memory(port: int, pid: int, clients: int) -> float:
     for start in range(0, clients, 250):
         batch = await asyncio.gather(
             *(
-                connect(url, subprotocols=[MSGPACK], compression=None)
+                connect(url, subprotocols=[MSGPACK], compression=None)  # type: ignore[list-item]
                 for _ in range(min(250, clients - start))
-            )  # type: ignore[list-item]
+            )
         )
         for ws in batch:
             await ws.send(encode(from_dict({"type": "hello", "name": "Idle"}), MSGPACK))
@@ -210,9 +245,16 @@ async def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--racers", type=int, default=40)
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--idle", type=int, default=5000)
-    parser.add_argument("--rounds", type=int, default=3, help="floor and server take turns this often")
+    parser.add_argument("--rounds", type=int, default=9, help="floor and server take turns this often")
+    parser.add_argument(
+        "--client",
+        choices=("light", "websockets"),
+        default="light",
+        help="the racers' clients, in both phases: raw-frame sockets (default), which leave the "
+        "shared cores to the servers, or full websockets clients",
+    )
     parser.add_argument("--serve-floor", metavar="REDIS_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_floor:
@@ -226,7 +268,7 @@ async def main() -> None:
         redis_url = await redis.start()
         print(f"machine: {machine()}")
         print(
-            f"clients: {args.racers} racers for {args.seconds:.0f} s each phase; "
+            f"clients: {args.racers} racers ({args.client} clients) for {args.seconds:.0f} s each phase; "
             "Redis with AOF on a unix socket"
         )
 
@@ -243,20 +285,28 @@ async def main() -> None:
             # shared) falls on both; the ratios' median is the figure.
             for round_number in range(1, args.rounds + 1):
                 print(f"round {round_number}:")
-                cpu = cpu_seconds(floor.pid), cpu_seconds(redis_pid)
-                f_count, f_lat = await drive_floor(floor_port, args.racers, args.seconds)
-                f_cpu = cpu_seconds(floor.pid) - cpu[0], cpu_seconds(redis_pid) - cpu[1]
+                cpu = cpu_seconds(floor.pid), cpu_seconds(redis_pid), own_cpu_seconds()
+                f_count, f_lat = await drive_floor(floor_port, args.racers, args.seconds, args.client)
+                f_cpu = (
+                    cpu_seconds(floor.pid) - cpu[0],
+                    cpu_seconds(redis_pid) - cpu[1],
+                    own_cpu_seconds() - cpu[2],
+                )
                 f_rate = f_count / args.seconds
                 print(
                     f"  floor  (echo + 1 Redis round trip): {f_rate:6.0f} msg/s   "
                     f"p50 {1000 * percentile(f_lat, 0.5):6.2f} ms   "
                     f"p99 {1000 * percentile(f_lat, 0.99):6.2f} ms"
                     f"   CPU per message: server {1e6 * f_cpu[0] / f_count:4.0f} us,"
-                    f" Redis {1e6 * f_cpu[1] / f_count:3.0f} us"
+                    f" Redis {1e6 * f_cpu[1] / f_count:3.0f} us, clients {1e6 * f_cpu[2] / f_count:3.0f} us"
                 )
-                cpu = cpu_seconds(process.pid), cpu_seconds(redis_pid)
-                s_count, s_lat, errors = await drive_server(port, args.racers, args.seconds)
-                s_cpu = cpu_seconds(process.pid) - cpu[0], cpu_seconds(redis_pid) - cpu[1]
+                cpu = cpu_seconds(process.pid), cpu_seconds(redis_pid), own_cpu_seconds()
+                s_count, s_lat, errors = await drive_server(port, args.racers, args.seconds, args.client)
+                s_cpu = (
+                    cpu_seconds(process.pid) - cpu[0],
+                    cpu_seconds(redis_pid) - cpu[1],
+                    own_cpu_seconds() - cpu[2],
+                )
                 s_rate = s_count / args.seconds
                 latencies.extend(s_lat)
                 print(
@@ -264,7 +314,8 @@ async def main() -> None:
                     f"p50 {1000 * percentile(s_lat, 0.5):6.2f} ms   "
                     f"p99 {1000 * percentile(s_lat, 0.99):6.2f} ms"
                     f"   CPU per move: server {1e6 * s_cpu[0] / s_count:4.0f} us,"
-                    f" Redis {1e6 * s_cpu[1] / s_count:3.0f} us   errors {errors}"
+                    f" Redis {1e6 * s_cpu[1] / s_count:3.0f} us, clients {1e6 * s_cpu[2] / s_count:3.0f} us"
+                    f"   errors {errors}"
                 )
                 ratios.append((s_rate / f_rate, percentile(s_lat, 0.99) / percentile(f_lat, 0.99)))
                 print(f"  ratio: throughput {ratios[-1][0]:.2f}x, p99 {ratios[-1][1]:.2f}x")

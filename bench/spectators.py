@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import multiprocessing
 import os
 import random
@@ -30,7 +29,16 @@ from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import BenchClient, choose_move, machine, percentile, start_server, stop_server
+from support import (
+    BenchClient,
+    LightSocket,
+    choose_move,
+    light_connect,
+    machine,
+    percentile,
+    start_server,
+    stop_server,
+)
 
 from protocol.codec import MSGPACK, decode_dict, encode
 from protocol.game import Board, move_json
@@ -87,100 +95,38 @@ async def spectator(url: str, room: str, receipts: list[dict[int, float]], joine
         await ws.close()
 
 
-class LightSpectator(asyncio.Protocol):
-    """A spectator that costs its machine little: raw websocket frames, no library.
-
-    The crowd shares this machine's two cores with the servers, where real spectators
-    would use their own devices; a full websocket client per spectator makes the crowd's
-    process the machine's biggest CPU user and measures that, not the server. This one
-    does the opening handshake, answers pings, and reads each binary frame's msgpack
-    body, in one callback per socket read. Its own frames use a zero mask, which the
-    protocol allows.
-    """
+class LightSpectator(LightSocket):
+    """A spectator on a raw-frame socket (see ``LightSocket``): says hello, watches the
+    room, and notes when each event arrives, in the socket's read callback."""
 
     def __init__(self, host: str, port: int, room: str, mine: dict[int, float], joined: list[int]) -> None:
-        self.host, self.port, self.room = host, port, room
+        super().__init__(host, port)
+        self.room = room
         self.mine = mine
         self.joined = joined
-        self.buffer = bytearray()
-        self.open = False
-        self.transport: Any = None
 
-    def connection_made(self, transport: Any) -> None:
-        self.transport = transport
-        key = base64.b64encode(os.urandom(16)).decode()
-        transport.write(
-            (
-                f"GET / HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                f"Sec-WebSocket-Protocol: {MSGPACK}\r\n\r\n"
-            ).encode()
-        )
+    def opened(self) -> None:
+        self.write_frame(msgpack.packb({"type": "hello", "name": "Fan"}))
 
-    def send(self, opcode: int, payload: bytes) -> None:
-        length = len(payload)
-        if length < 126:
-            header = bytes((0x80 | opcode, 0x80 | length))
-        else:
-            header = bytes((0x80 | opcode, 0x80 | 126)) + length.to_bytes(2, "big")
-        self.transport.write(header + b"\0\0\0\0" + payload)
-
-    def data_received(self, data: bytes) -> None:
-        buffer = self.buffer
-        buffer += data
-        if not self.open:
-            end = buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            if not buffer.startswith(b"HTTP/1.1 101"):
-                raise RuntimeError(f"handshake refused: {bytes(buffer[:80])!r}")
-            del buffer[: end + 4]
-            self.open = True
-            self.send(0x2, msgpack.packb({"type": "hello", "name": "Fan"}))
-        while len(buffer) >= 2:
-            length, offset = buffer[1] & 0x7F, 2
-            if length == 126:
-                if len(buffer) < 4:
-                    return
-                length, offset = int.from_bytes(buffer[2:4], "big"), 4
-            elif length == 127:
-                if len(buffer) < 10:
-                    return
-                length, offset = int.from_bytes(buffer[2:10], "big"), 10
-            if len(buffer) < offset + length:
-                return
-            opcode = buffer[0] & 0x0F
-            payload = bytes(buffer[offset : offset + length])
-            del buffer[: offset + length]
-            if opcode == 0x2:
-                self.on_message(msgpack.unpackb(payload))
-            elif opcode == 0x9:
-                self.send(0xA, payload)  # pong
-            elif opcode == 0x8:
-                self.transport.close()
-                return
-
-    def on_message(self, data: dict[str, Any]) -> None:
+    def on_frame(self, payload: bytes) -> None:
+        data = msgpack.unpackb(payload)
         kind = data["type"]
         if kind == "spectate_event":
             self.mine[data["v"]] = time.monotonic()
         elif kind == "welcome":
-            self.send(0x2, msgpack.packb({"type": "watch", "room": self.room, "ref": 1}))
+            self.write_frame(msgpack.packb({"type": "watch", "room": self.room, "ref": 1}))
         elif kind == "spectate":
             self.joined.append(1)
 
 
 async def light_spectator(url: str, room: str, receipts: list[dict[int, float]], joined: list[int]) -> None:
-    host, port = url.split("//")[1].rstrip("/").split(":")
     mine: dict[int, float] = {}
     receipts.append(mine)
-    transport, _ = await asyncio.get_running_loop().create_connection(
-        lambda: LightSpectator(host, int(port), room, mine, joined), host, int(port)
-    )
+    socket = await light_connect(url, LightSpectator, room=room, mine=mine, joined=joined)
     try:
         await asyncio.Event().wait()
     finally:
-        transport.close()
+        await socket.close()
 
 
 async def crowd(urls: list[str], room: str, count: int, conn: Any, client: str) -> None:
@@ -273,7 +219,12 @@ async def main() -> None:
             spectators = multiprocessing.Process(
                 target=crowd_process,
                 args=(
-                    [url_a, url_b], room["room"], args.spectators, child, args.crowd_client, args.crowd_nice
+                    [url_a, url_b],
+                    room["room"],
+                    args.spectators,
+                    child,
+                    args.crowd_client,
+                    args.crowd_nice,
                 ),
             )
             spectators.start()

@@ -5,11 +5,14 @@ Benchmarks print figures and assert nothing (the machines are shared and noisy).
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import os
 import re
 import signal
 import subprocess
 import sys
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +29,10 @@ from protocol.message import from_dict  # noqa: E402
 __all__ = [
     "ROOT",
     "BenchClient",
+    "LightSocket",
     "choose_move",
     "cpu_seconds",
+    "light_connect",
     "machine",
     "percentile",
     "rss_kib",
@@ -126,3 +131,133 @@ class BenchClient:
             data = decode_dict(await self.ws.recv(), MSGPACK, limit=1 << 22)
             if data["type"] == kind:
                 return data
+
+
+class LightSocket(asyncio.Protocol):
+    """A websocket client that costs its machine little: raw frames, no library.
+
+    The benchmarks' clients share the machine's two cores with the servers they measure,
+    where real players and spectators would use their own devices; a full websocket client
+    per connection can make the clients' process the machine's biggest CPU user and measure
+    that, not the server. This one does the opening handshake, answers pings, and hands
+    over each binary frame's payload, all in one callback per socket read. Its own frames
+    use a zero mask, which the protocol allows. Subclasses override ``opened`` and
+    ``on_frame``; by default frames are queued for ``recv``.
+    """
+
+    def __init__(self, host: str, port: int, subprotocol: str | None = MSGPACK) -> None:
+        self.host, self.port, self.subprotocol = host, port, subprotocol
+        self.buffer = bytearray()
+        self.is_open = False
+        self.transport: Any = None
+        self.frames: deque[bytes] = deque()
+        self.waiter: asyncio.Future[None] | None = None
+        self.handshake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        key = base64.b64encode(os.urandom(16)).decode()
+        protocol = f"Sec-WebSocket-Protocol: {self.subprotocol}\r\n" if self.subprotocol else ""
+        transport.write(
+            (
+                f"GET / HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"{protocol}\r\n"
+            ).encode()
+        )
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.handshake.done():
+            self.handshake.set_exception(ConnectionError("closed before the handshake"))
+        self._wake()
+
+    def write_frame(self, payload: bytes, opcode: int = 0x2) -> None:
+        """Write one masked (zero mask) frame."""
+        length = len(payload)
+        if length < 126:
+            header = bytes((0x80 | opcode, 0x80 | length))
+        elif length < 65536:
+            header = bytes((0x80 | opcode, 0x80 | 126)) + length.to_bytes(2, "big")
+        else:
+            header = bytes((0x80 | opcode, 0x80 | 127)) + length.to_bytes(8, "big")
+        self.transport.write(header + b"\0\0\0\0" + payload)
+
+    async def send(self, payload: bytes) -> None:
+        """Send one binary frame (awaitable, like a websockets connection's ``send``)."""
+        self.write_frame(payload)
+
+    async def recv(self) -> bytes:
+        """Return the next binary frame's payload."""
+        while not self.frames:
+            if self.transport.is_closing():
+                raise ConnectionError("the connection is closed")
+            self.waiter = asyncio.get_running_loop().create_future()
+            await self.waiter
+        return self.frames.popleft()
+
+    async def close(self) -> None:
+        if not self.transport.is_closing():
+            self.write_frame(b"\x03\xe8", 0x8)
+            self.transport.close()
+
+    def opened(self) -> None:
+        """Called once the handshake is done."""
+
+    def on_frame(self, payload: bytes) -> None:
+        """Called with each binary frame's payload."""
+        self.frames.append(payload)
+        self._wake()
+
+    def _wake(self) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        if not self.is_open:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if not buffer.startswith(b"HTTP/1.1 101"):
+                error = RuntimeError(f"handshake refused: {bytes(buffer[:80])!r}")
+                self.handshake.set_exception(error)
+                self.transport.close()
+                return
+            del buffer[: end + 4]
+            self.is_open = True
+            self.handshake.set_result(None)
+            self.opened()
+        while len(buffer) >= 2:
+            length, offset = buffer[1] & 0x7F, 2
+            if length == 126:
+                if len(buffer) < 4:
+                    return
+                length, offset = int.from_bytes(buffer[2:4], "big"), 4
+            elif length == 127:
+                if len(buffer) < 10:
+                    return
+                length, offset = int.from_bytes(buffer[2:10], "big"), 10
+            if len(buffer) < offset + length:
+                return
+            opcode = buffer[0] & 0x0F
+            payload = bytes(buffer[offset : offset + length])
+            del buffer[: offset + length]
+            if opcode == 0x2:
+                self.on_frame(payload)
+            elif opcode == 0x9:
+                self.write_frame(payload, 0xA)  # pong
+            elif opcode == 0x8:
+                self.transport.close()
+                return
+
+
+async def light_connect(url: str, factory: Any = LightSocket, **kwargs: Any) -> Any:
+    """Open a ``LightSocket`` (or a subclass, made by ``factory(host, port, **kwargs)``) to
+    ``ws://host:port/`` and wait for its handshake."""
+    host, port = url.split("//")[1].rstrip("/").split(":")
+    _transport, protocol = await asyncio.get_running_loop().create_connection(
+        lambda: factory(host, int(port), **kwargs), host, int(port)
+    )
+    await protocol.handshake
+    return protocol

@@ -1,0 +1,41 @@
+"""The benchmarks still run: a tiny pass of each, checking their output, not their figures."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_bench(*args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def test_race_benchmark_plays_moves_through_both_kinds_of_client() -> None:
+    for client in ("light", "websockets"):
+        out = run_bench(
+            "race.py", "--racers", "4", "--seconds", "0.5", "--rounds", "1", "--idle", "20", "--client", client
+        )
+        floor = re.search(r"floor .*?(\d+) msg/s", out)
+        server = re.search(r"server .*?(\d+) moves/s.*errors (\d+)", out)
+        assert floor and int(floor.group(1)) > 0, out
+        assert server and int(server.group(1)) > 0, out
+        assert server.group(2) == "0", out  # every move the racers made was accepted
+        assert re.search(r"idle memory: [\d.]+ KiB per connected client with 20 connections", out), out
+
+
+def test_spectator_benchmark_sees_every_delivery() -> None:
+    out = run_bench("spectators.py", "--spectators", "10", "--moves", "5", "--pace", "0.02")
+    seen = re.search(r"(\d+) of (\d+) deliveries seen", out)
+    assert seen and seen.group(1) == seen.group(2) == "50", out
