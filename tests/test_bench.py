@@ -24,9 +24,8 @@ def run_bench(*args: str) -> str:
 
 def test_race_benchmark_plays_moves_through_both_kinds_of_client() -> None:
     for client in ("light", "websockets"):
-        out = run_bench(
-            "race.py", "--racers", "4", "--seconds", "0.5", "--rounds", "1", "--idle", "20", "--client", client
-        )
+        settings = ["--racers", "4", "--seconds", "0.5", "--rounds", "1", "--idle", "20"]
+        out = run_bench("race.py", *settings, "--client", client)
         floor = re.search(r"floor .*?(\d+) msg/s", out)
         server = re.search(r"server .*?(\d+) moves/s.*errors (\d+)", out)
         assert floor and int(floor.group(1)) > 0, out

@@ -1,0 +1,176 @@
+"""The deployment's shape, run without containers: two server nodes behind HAProxy with the
+project's own ``deploy/haproxy.cfg`` (its service names and public port swapped for loopback
+ones), and the settings ``docker-compose.yml`` gives the nodes."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from client.connection import ScorpionClient
+from protocol.game import Board, card_text
+from server.config import Config, load_config
+from server.lifeline import die_with_parent
+
+from .conftest import ClientFactory, Node, NodeFactory, start_race
+
+ROOT = Path(__file__).resolve().parents[2]
+DEAL = 1234567890123
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def http_status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+    except OSError:
+        return 0
+
+
+def metric(node: Node, name: str) -> float:
+    with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/metrics", timeout=5) as response:
+        text = response.read().decode()
+    found = re.search(rf"^{name} ([0-9.e+]+)$", text, re.MULTILINE)
+    assert found, f"{name} is not in /metrics"
+    return float(found.group(1))
+
+
+class Balancer:
+    """HAProxy running ``deploy/haproxy.cfg`` in front of the given nodes."""
+
+    def __init__(self, nodes: list[Node], directory: Path) -> None:
+        binary = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/sbin")
+        assert binary, "haproxy is not installed: scripts/check installs Debian's haproxy package"
+        config = (ROOT / "deploy" / "haproxy.cfg").read_text()
+        self.port = free_port()
+        replaced = config.replace("bind :8080", f"bind 127.0.0.1:{self.port}")
+        # A capacity setting only: 50,000 connections need an open-files limit of about
+        # 100,000, which a container gets and a test machine may not.
+        replaced = re.sub(r"maxconn \d+", "maxconn 1000", replaced)
+        for name, node in zip(("server-a", "server-b"), nodes, strict=True):
+            replaced = replaced.replace(f"{name}:8765", f"127.0.0.1:{node.port}")
+        assert replaced.count("127.0.0.1:") == 3, "deploy/haproxy.cfg no longer has the expected shape"
+        path = directory / "haproxy.cfg"
+        path.write_text(replaced)
+        check = subprocess.run([binary, "-c", "-f", str(path)], capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+        self.log = open(directory / "haproxy.log", "w")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [binary, "-db", "-f", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
+        )
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    def wait_ready(self) -> None:
+        for _ in range(200):
+            if http_status(f"http://127.0.0.1:{self.port}/healthz") == 200:
+                return
+            assert self.process.poll() is None, "haproxy stopped"
+            subprocess.run(["sleep", "0.05"])
+        raise AssertionError("the balancer never answered /healthz")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def deployment(start_node: NodeFactory, tmp_path: Path) -> Iterator[tuple[list[Node], Balancer]]:
+    nodes = [start_node(test_deals=DEAL), start_node(test_deals=DEAL)]
+    balancer = Balancer(nodes, tmp_path)
+    try:
+        balancer.wait_ready()
+        yield nodes, balancer
+    finally:
+        balancer.stop()
+
+
+def test_the_compose_file_only_sets_settings_the_server_reads() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    names = set(re.findall(r"\b(SCORPION_[A-Z_]+):", compose))
+    assert {"SCORPION_REDIS_URL", "SCORPION_NODE_ID"} <= names
+    environ = {
+        "SCORPION_REDIS_URL": "redis://valkey:6379/0",
+        "SCORPION_NODE_ID": "server-a",
+        "SCORPION_LOG_FORMAT": "json",
+    }
+    assert names <= set(environ), f"the compose file sets settings this test does not know: {names}"
+    config = load_config([], environ)
+    assert config.redis_url == "redis://valkey:6379/0"
+    assert config.node_id == "server-a" and config.log_format == "json"
+    assert config != Config()
+    # The image listens where the balancer looks for it.
+    assert '"--port", "8765"' in (ROOT / "Dockerfile").read_text()
+    assert "server-a:8765" in (ROOT / "deploy" / "haproxy.cfg").read_text()
+
+
+async def test_racers_behind_the_balancer_resume_on_the_other_node_when_one_stops(
+    deployment: tuple[list[Node], Balancer], make_client: ClientFactory
+) -> None:
+    nodes, balancer = deployment
+
+    def client(name: str) -> ScorpionClient:
+        return ScorpionClient(balancer.url, name, backoff=(0.05, 0.3))
+
+    ann, bob = client("Ann"), client("Bob")
+    try:
+        await ann.connect()
+        await bob.connect()
+        # leastconn spreads the two racers over the two replicas.
+        assert [metric(node, "scorpion_connections") for node in nodes] == [1.0, 1.0]
+        await start_race(ann, bob)
+        boards = {"Ann": Board.new("scorpion", DEAL), "Bob": Board.new("scorpion", DEAL)}
+
+        async def play(racer: ScorpionClient, count: int) -> None:
+            board = boards[racer.name]
+            for _ in range(count):
+                move = next(m for m in board.legal_moves() if not m.is_deal)
+                await racer.move(move)
+                board.push(move)
+
+        await asyncio.gather(play(ann, 2), play(bob, 2))
+        nodes[0].stop(signal.SIGTERM)  # closes its racer with 1012: it comes back through the balancer
+        deadline = asyncio.get_running_loop().time() + 30
+        while not (ann.connected and bob.connected and ann.reconnects + bob.reconnects == 1):
+            assert asyncio.get_running_loop().time() < deadline, (ann.reconnects, bob.reconnects)
+            await asyncio.sleep(0.05)
+        await asyncio.gather(play(ann, 2), play(bob, 2))
+        assert metric(nodes[1], "scorpion_connections") == 2.0
+        for racer in (ann, bob):
+            board = boards[racer.name]
+            assert racer.race is not None and racer.race.summary["moves"] == 4
+            assert racer.race.view is not None and racer.race.view["columns"] == [
+                [None if i < d else card_text(c) for i, c in enumerate(col)]
+                for col, d in zip(board.columns, board.down, strict=True)
+            ]
+    finally:
+        await ann.close()
+        await bob.close()
