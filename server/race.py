@@ -413,6 +413,16 @@ class RaceService:
                     )
                 if kind == "hint":
                     return self._hint(game, board, seen).answering(ref)
+                if seen < game.changed[player_id]:
+                    # The board changed after the version the client saw (another tab, or
+                    # another node, moved it): the request is stale, whatever it asks. Checked
+                    # before the move is, which would otherwise be judged on a board the
+                    # client has not seen.
+                    raise ProtocolError(
+                        ErrorCode.STALE_VERSION,
+                        f"your board changed at version {game.changed[player_id]}; you sent {seen}. "
+                        "Resume to catch up.",
+                    )
                 answer = await self._commit(game, player_id, board, kind, seen, move, origin, ref)
                 if answer is not None:
                     return answer

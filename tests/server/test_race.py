@@ -77,6 +77,29 @@ async def test_a_legal_move_is_accepted_and_the_rival_sees_progress_only(
     assert progress["summary"]["moves"] == 1
 
 
+async def test_the_same_move_from_two_tabs_on_two_nodes_is_applied_once(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    ann, bob, start, _ = await friend_race(start_node, open_client, nodes=2)
+    tab = await open_client(bob.node, "Ann", token=ann.token)  # Ann's second tab, on the other node
+    assert tab.player == ann.player
+    resumed = await tab.request({"type": "resume", "game": start["game"], "v": start["v"]})
+    assert resumed["type"] in ("batch", "snapshot"), resumed
+    board = Board.new("scorpion", DEAL)
+    move = next(m for m in board.legal_moves() if not m.is_deal)
+    request = {"type": "move", "game": start["game"], "v": start["v"], "move": move_json(move)}
+    for _ in range(3):  # the same move, at the same moment, from both tabs
+        answers = await asyncio.gather(ann.request_unchecked(request), tab.request_unchecked(request))
+        kinds = sorted(a["type"] if a["type"] == "accepted" else a["code"] for a in answers)
+        assert kinds == ["accepted", "stale_version"], answers
+        request["v"] = next(a for a in answers if a["type"] == "accepted")["v"]
+        board.push(move)
+        move = next(m for m in board.legal_moves() if not m.is_deal)
+        request["move"] = move_json(move)
+    progress = await bob.expect("progress", player=ann.player, v=request["v"])
+    assert progress["summary"]["moves"] == 3  # three moves applied, not six
+
+
 async def test_bad_requests_get_their_error_codes(start_node: NodeFactory, open_client: Any) -> None:
     ann, _bob, start, _ = await friend_race(start_node, open_client)
     game = start["game"]
