@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from server.embedded import find_server_binary
 from server.lifeline import die_with_parent
+
+
+def stop_process(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, wait: float = 10) -> None:
+    """Stop a process the suite started: ``sig``, then SIGKILL if it has not exited in ``wait`` s."""
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(wait)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 class RedisServer:
@@ -76,12 +89,7 @@ class RedisServer:
 
     def stop(self) -> None:
         if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            stop_process(self.process)
 
 
 @pytest.fixture(scope="session")

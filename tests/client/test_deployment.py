@@ -20,6 +20,7 @@ from client.connection import ScorpionClient
 from protocol.game import Board, card_text
 from server.config import Config, load_config
 from server.lifeline import die_with_parent
+from tests.conftest import stop_process
 
 from .conftest import ClientFactory, Node, NodeFactory, start_race
 
@@ -92,13 +93,7 @@ class Balancer:
         raise AssertionError("the balancer never answered /healthz")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         self.log.close()
 
 

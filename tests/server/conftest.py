@@ -19,6 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from protocol.codec import JSON, MSGPACK, decode_dict, encode
 from protocol.message import from_dict
 from server.lifeline import die_with_parent
+from tests.conftest import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,13 +36,7 @@ class Node:
         return f"ws://127.0.0.1:{self.port}/"
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, sig, wait=15)
 
 
 NodeFactory = Callable[..., Node]
