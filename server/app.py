@@ -107,7 +107,7 @@ from .hub import Hub
 from .metrics import CONTENT_TYPE, Metrics
 from .race import LiveGame, RaceService, new_game_id, now_ms, project
 from .session import Session
-from .store import LIVE_CHANNEL, Store, StoreError, game_channel, player_channel
+from .store import LIVE_CHANNEL, Store, StoreError, board_channel, game_channel, player_channel
 
 __all__ = ["ScorpionServer"]
 
@@ -352,7 +352,7 @@ class ScorpionServer:
             if not watchers:
                 self.board_watchers.pop(key, None)
                 with contextlib.suppress(Exception):
-                    await self.hub.unsubscribe(f"lb:{key[0]}:{key[1]}", self._on_board_change)
+                    await self.hub.unsubscribe(board_channel(*key), self._on_board_change)
         if session.player is None:
             return
         player = session.player
@@ -1215,7 +1215,7 @@ class ScorpionServer:
             key = (date, message.variant)
             watchers = self.board_watchers.setdefault(key, set())
             if not watchers:
-                await self.hub.subscribe(f"lb:{date}:{message.variant}", self._on_board_change)
+                await self.hub.subscribe(board_channel(date, message.variant), self._on_board_change)
             watchers.add(session)
             session.boards[key] = message.limit
 
@@ -1312,7 +1312,10 @@ class ScorpionServer:
         infos = []
         for game_id in await self.store.live_games():
             game = await self.race.load(game_id)
-            if game is None:
+            if game is None or game.ended:
+                # Off the list at its end (a separate step from ending it, which a node
+                # could die between): whoever lists the games next finishes the job.
+                await self.store.drop_live(game_id)
                 continue
             info = await self._game_info(session, game, message.variant)
             if info is not None:

@@ -1,16 +1,17 @@
 """The one module that talks to Redis. Everything above it speaks in game terms.
 
 Keys (every key of one game shares the hash tag ``{g:ID}``, so each per-game script
-touches one Redis Cluster slot):
+touches one Redis Cluster slot; so do the keys of one room and of one leaderboard; no
+script reaches a key it is not given, and no transaction spans two slots):
 
 ==============================  ======  ==============================================
 key                             type    what it holds
 ==============================  ======  ==============================================
 ``player:ID``                   hash    name, created, current room and game
 ``token:SHA256``                string  player id of a secret token (only hashes stored)
-``room:CODE``                   hash    host, variant, options, state, game, version
-``room:CODE:members``           list    player ids in join order
-``room:CODE:ready``             set     player ids that are ready
+``room:{CODE}``                 hash    host, variant, options, state, game, version
+``room:{CODE}:members``         list    player ids in join order
+``room:{CODE}:ready``           set     player ids that are ready
 ``queue:VARIANT``               zset    waiting player ids by enqueue time (ms)
 ``{g:ID}:meta``                 hash    variant, rule, number, salt, commitment, start,
                                         state, options, roster, event version ``ver``
@@ -29,8 +30,8 @@ key                             type    what it holds
 ``daily:DATE:VARIANT``          hash    the day's number, salt and commitment
 ``daily:DATE:VARIANT:attempts`` hash    player -> game id of their ranked attempt
 ``daily:DATE:VARIANT:done``     set     players whose ranked attempt is over
-``lb:DATE:VARIANT``             zset    the day's leaderboard (composite sort key)
-``lb:DATE:VARIANT:e``           hash    player -> entry (name, score, elapsed, finished)
+``lb:{DATE:VARIANT}``           zset    the day's leaderboard (composite sort key)
+``lb:{DATE:VARIANT}:e``         hash    player -> entry (name, score, elapsed, finished)
 ``boards:PLAYER``               set     leaderboards the player is on (for forget-me)
 ``online:PLAYER``               hash    node -> open connections of the player there
 ``nodes``                       zset    node names by their last heartbeat (ms)
@@ -38,7 +39,8 @@ key                             type    what it holds
 
 Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
 (``ORIGIN`` is the node that made it, which has already delivered it to its own clients);
-``u:PLAYER`` carries direct notices to one player (match found, room updates).
+``u:PLAYER`` carries direct notices to one player (match found, room updates);
+``live`` announces games that start and end; ``lb:DATE:VARIANT`` a leaderboard's changes.
 
 Every state change of a game is one Lua script call: it checks the expected state and
 version, changes the state, appends the event and publishes it in one atomic step, so
@@ -71,6 +73,7 @@ __all__ = [
     "Store",
     "StoreError",
     "Subscriber",
+    "board_channel",
     "game_channel",
     "player_channel",
 ]
@@ -97,6 +100,19 @@ class StoreError(RuntimeError):
 
 def _game_key(game_id: str, part: str) -> str:
     return f"{{g:{game_id}}}:{part}"
+
+
+def _room_key(code: str, part: str = "") -> str:
+    return f"room:{{{code}}}:{part}" if part else f"room:{{{code}}}"
+
+
+def _board_key(date: str, variant: str) -> str:
+    return f"lb:{{{date}:{variant}}}"
+
+
+def board_channel(date: str, variant: str) -> str:
+    """Return the pub/sub channel announcing changes of a day's leaderboard."""
+    return f"lb:{date}:{variant}"
 
 
 def game_channel(game_id: str) -> str:
@@ -172,12 +188,10 @@ if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
 local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
 redis.call('HSET', KEYS[1], 'state', 'ended', 'ended', ARGV[3], 'standings', ARGV[4])
 redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[7] .. '|' .. ARGV[1])
+redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[6] .. '|' .. ARGV[1])
 for i = 3, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
-redis.call('ZREM', 'live', ARGV[6])
-redis.call('PUBLISH', 'live', '-' .. ARGV[6])
 return ver
 """
 
@@ -516,12 +530,12 @@ class Store:
         """Create an anonymous player; return its id and secret token."""
         player_id = "p" + secrets.token_hex(8)
         token = secrets.token_urlsafe(24)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(
-                f"player:{player_id}", mapping={"name": name, "created": now_ms, "token": _token_key(token)}
-            )
-            pipe.set(_token_key(token), player_id)
-            await pipe.execute()
+        # Two keys of two cluster slots, so two writes, the player first: a token that
+        # works always finds its player.
+        await self.redis.hset(
+            f"player:{player_id}", mapping={"name": name, "created": now_ms, "token": _token_key(token)}
+        )
+        await self.redis.set(_token_key(token), player_id)
         return player_id, token
 
     async def player_by_token(self, token: str) -> tuple[str, str] | None:
@@ -561,13 +575,13 @@ class Store:
         """Create a room hosted by ``host``; return its code."""
         for _ in range(20):
             code = "".join(secrets.choice(ROOM_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
-            created = await self.redis.hsetnx(f"room:{code}", "host", host)
+            created = await self.redis.hsetnx(_room_key(code), "host", host)
             if not created:
                 continue
             async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(f"room:{code}", mapping={**settings, "state": "open", "ver": 1})
-                pipe.rpush(f"room:{code}:members", host)
-                for key in (f"room:{code}", f"room:{code}:members"):
+                pipe.hset(_room_key(code), mapping={**settings, "state": "open", "ver": 1})
+                pipe.rpush(_room_key(code, "members"), host)
+                for key in (_room_key(code), _room_key(code, "members")):
                     pipe.pexpire(key, ttl_ms)
                 await pipe.execute()
             return code
@@ -576,9 +590,9 @@ class Store:
     async def room(self, code: str) -> dict[str, Any] | None:
         """Return a room's settings, members and ready set, or ``None``."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hgetall(f"room:{code}")
-            pipe.lrange(f"room:{code}:members", 0, -1)
-            pipe.smembers(f"room:{code}:ready")
+            pipe.hgetall(_room_key(code))
+            pipe.lrange(_room_key(code, "members"), 0, -1)
+            pipe.smembers(_room_key(code, "ready"))
             info, members, ready = await pipe.execute()
         if not info:
             return None
@@ -590,14 +604,14 @@ class Store:
 
     async def join_room(self, code: str, player_id: str, ttl_ms: int) -> None:
         """Add a player to an open room, or raise :class:`StoreError`."""
-        keys = [f"room:{code}", f"room:{code}:members", f"room:{code}:ready"]
+        keys = [_room_key(code), _room_key(code, "members"), _room_key(code, "ready")]
         result = await self._join_room(keys=keys, args=[player_id, ttl_ms])
         if result != "ok":
             raise StoreError(result, _ROOM_REASONS.get(result, result))
 
     async def leave_room(self, code: str, player_id: str) -> str:
         """Remove a player from a room; return ``ok``, ``closed`` (now empty) or why not."""
-        keys = [f"room:{code}", f"room:{code}:members", f"room:{code}:ready"]
+        keys = [_room_key(code), _room_key(code, "members"), _room_key(code, "ready")]
         result: str = await self._leave_room(keys=keys, args=[player_id])
         return result
 
@@ -605,23 +619,23 @@ class Store:
         """Mark a room member ready or not."""
         async with self.redis.pipeline(transaction=True) as pipe:
             if ready:
-                pipe.sadd(f"room:{code}:ready", player_id)
+                pipe.sadd(_room_key(code, "ready"), player_id)
             else:
-                pipe.srem(f"room:{code}:ready", player_id)
-            pipe.hincrby(f"room:{code}", "ver", 1)
+                pipe.srem(_room_key(code, "ready"), player_id)
+            pipe.hincrby(_room_key(code), "ver", 1)
             await pipe.execute()
 
     async def start_room(self, code: str, host: str, game_id: str) -> None:
         """Move an open room to ``starting`` with ``game_id``, or raise :class:`StoreError`."""
-        keys = [f"room:{code}", f"room:{code}:members"]
+        keys = [_room_key(code), _room_key(code, "members")]
         result = await self._start_room(keys=keys, args=[host, game_id])
         if result != "ok":
             raise StoreError(result, _ROOM_REASONS.get(result, result))
 
     async def set_room_state(self, code: str, state: str) -> None:
         """Set a room's state (``open``, ``starting``, ``racing``, ``ended``)."""
-        await self.redis.hset(f"room:{code}", mapping={"state": state})
-        await self.redis.hincrby(f"room:{code}", "ver", 1)
+        await self.redis.hset(_room_key(code), mapping={"state": state})
+        await self.redis.hincrby(_room_key(code), "ver", 1)
 
     # -- quick match --------------------------------------------------------------------
 
@@ -657,6 +671,8 @@ class Store:
     ) -> None:
         """Store a new running game with its racers and publish its first event (version 1)."""
         roster = json.dumps([{"id": pid, "name": name} for pid, name in racers])
+        # The game's own keys (one cluster slot) in one transaction; then the indexes
+        # outside it: the players' places and the live list.
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(
                 _game_key(game_id, "meta"), mapping={**meta, "roster": roster, "state": "racing", "ver": 1}
@@ -666,10 +682,13 @@ class Store:
                     _game_key(game_id, f"p:{pid}"),
                     mapping={"name": name, "status": "playing", "changed": 1, **dict(summary)},
                 )
-                pipe.hset(f"player:{pid}", "game", game_id)
             pipe.rpush(_game_key(game_id, "log"), first_event)
-            pipe.zadd("live", {game_id: int(meta["start"])})
             pipe.publish(game_channel(game_id), f"1|{self.origin}|{first_event}")
+            await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid, _name in racers:
+                pipe.hset(f"player:{pid}", "game", game_id)
+            pipe.zadd("live", {game_id: int(meta["start"])})
             pipe.publish(LIVE_CHANNEL, "+" + game_id)
             await pipe.execute()
 
@@ -778,9 +797,18 @@ class Store:
             keys.append(_game_key(game_id, f"p:{pid}"))
             keys.append(_game_key(game_id, f"m:{pid}"))
         version: int = await self._end(
-            keys=keys, args=[event, game_channel(game_id), ended_ms, standings, keep_ms, game_id, self.origin]
+            keys=keys, args=[event, game_channel(game_id), ended_ms, standings, keep_ms, self.origin]
         )
+        if version:
+            await self.drop_live(game_id)
         return version
+
+    async def drop_live(self, game_id: str) -> None:
+        """Take a game off the live list (it ended, or is gone) and say so on its channel."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrem("live", game_id)
+            pipe.publish(LIVE_CHANNEL, "-" + game_id)
+            await pipe.execute()
 
     async def events(self, game_id: str, after: int) -> list[tuple[int, str]]:
         """Return the game's events with versions greater than ``after``, in order."""
@@ -951,17 +979,22 @@ class Store:
         self, date: str, variant: str, player_id: str, sort_key: float, entry: str, keep_ms: int
     ) -> bool:
         """Put a ranked result on a day's board (once per player); tell whether it was added."""
-        keys = [f"lb:{date}:{variant}", f"lb:{date}:{variant}:e", f"boards:{player_id}"]
-        added = await self._leaderboard_submit(keys=keys, args=[player_id, sort_key, entry, keep_ms])
+        board = _board_key(date, variant)
+        # The player's index of boards first (another cluster slot): forget-me finds every
+        # board the player may be on.
+        await self.redis.sadd(f"boards:{player_id}", board)
+        added = await self._leaderboard_submit(
+            keys=[board, f"{board}:e"], args=[player_id, sort_key, entry, keep_ms]
+        )
         if added:
-            await self.redis.publish(f"lb:{date}:{variant}", player_id)
+            await self.redis.publish(board_channel(date, variant), player_id)
         return bool(added)
 
     async def board_page(
         self, date: str, variant: str, offset: int, limit: int
     ) -> tuple[int, list[tuple[str, str]]]:
         """Return the board's size and its entries from rank ``offset + 1`` (player, entry)."""
-        key = f"lb:{date}:{variant}"
+        key = _board_key(date, variant)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zcard(key)
             pipe.zrange(key, offset, offset + limit - 1)
@@ -971,7 +1004,7 @@ class Store:
 
     async def board_rank(self, date: str, variant: str, player_id: str) -> int | None:
         """Return the player's 0-based rank on a day's board, or ``None``."""
-        rank = await self.redis.zrank(f"lb:{date}:{variant}", player_id)
+        rank = await self.redis.zrank(_board_key(date, variant), player_id)
         return None if rank is None else int(rank)
 
     # -- forget me --------------------------------------------------------------------
@@ -990,8 +1023,9 @@ class Store:
             await self.redis.delete(*keys)
             await self.redis.zrem("live", game_id)
         removed["saved_games"] = len(saved)
-        stats_keys = [f"stats:{player_id}:{variant}" for variant in variants]
-        removed["statistics"] = int(await self.redis.delete(*stats_keys))
+        removed["statistics"] = await self._delete_each(
+            [f"stats:{player_id}:{variant}" for variant in variants]
+        )
         boards: list[str] = list(await self.redis.smembers(f"boards:{player_id}"))  # type: ignore[arg-type]
         entries = 0
         for board in boards:
@@ -1000,7 +1034,7 @@ class Store:
                 pipe.hdel(f"{board}:e", player_id)
                 gone, _ = await pipe.execute()
             entries += int(gone)
-            await self.redis.publish(board, player_id)
+            await self.redis.publish(board.replace("{", "").replace("}", ""), player_id)  # its channel
         removed["leaderboard_entries"] = entries
         games: list[str] = await self.redis.lrange(f"results:{player_id}", 0, -1)  # type: ignore[assignment]
         renamed = 0
@@ -1011,8 +1045,15 @@ class Store:
         keys.append(f"online:{player_id}")
         if record.get("token"):
             keys.append(record["token"])
-        await self.redis.delete(*keys)
+        await self._delete_each(keys)
         return removed
+
+    async def _delete_each(self, keys: Sequence[str]) -> int:
+        """Delete keys that may lie in different cluster slots; return how many existed."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.delete(key)
+            return sum(int(n) for n in await pipe.execute())
 
     async def _scrub_name(self, game_id: str, player_id: str) -> int:
         meta_key = _game_key(game_id, "meta")
@@ -1066,7 +1107,6 @@ _LEADERBOARD_SUBMIT = """
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-redis.call('SADD', KEYS[3], KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1

@@ -107,3 +107,96 @@ def redis_url(redis_server: RedisServer) -> str:
     """Return the URL of an empty Redis database for one test."""
     redis_server.flush()
     return redis_server.url
+
+
+class ClusterServer(RedisServer):
+    """A one-node Redis Cluster (cluster mode on, every slot served), on a loopback port.
+
+    Valkey refuses, in cluster mode, a script whose declared keys lie in several slots
+    and a MULTI transaction over several slots: running the server against it shows that
+    every such operation stays within one slot, as a real cluster needs.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory)
+        self.port = _free_port_pair()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            [
+                find_server_binary(),
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", str(self.directory / "nodes.conf"),
+                "--dir", str(self.directory),
+                "--save", "",
+                "--appendonly", "no",
+                "--loglevel", "warning",
+                "--logfile", str(self.directory / "redis.log"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent,
+        )
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if self._command(b"PING").startswith(b"+PONG"):
+                break
+            if self.process.poll() is not None:
+                raise RuntimeError((self.directory / "redis.log").read_text(errors="replace"))
+            time.sleep(0.05)
+        self._command(b"CLUSTER ADDSLOTSRANGE 0 16383")
+        while time.monotonic() < deadline:
+            if b"cluster_state:ok" in self._command(b"CLUSTER INFO"):
+                return
+            time.sleep(0.05)
+        raise RuntimeError("the test cluster did not come up")
+
+    def _command(self, line: bytes) -> bytes:
+        import socket
+
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:
+                sock.sendall(line + b"\r\n")
+                return sock.recv(65536)
+        except OSError:
+            return b""
+
+    def flush(self) -> None:
+        self._command(b"FLUSHALL")
+
+
+def _free_port_pair() -> int:
+    """Return a free loopback port whose cluster bus port (+10000) is free too."""
+    import socket
+
+    for _ in range(100):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port + 10000 > 65535:
+            continue
+        with socket.socket() as bus:
+            try:
+                bus.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free port pair for the test cluster")
+
+
+@pytest.fixture(scope="session")
+def cluster_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterServer]:
+    """Start one real one-node Redis Cluster for the session."""
+    server = ClusterServer(tmp_path_factory.mktemp("cluster"))
+    server.start()
+    yield server
+    server.stop()
+    shutil.rmtree(server.directory, ignore_errors=True)
