@@ -293,6 +293,32 @@ async def test_the_live_list_pushes_games_as_they_start_and_end(
     assert removed["removed"] == [start["game"]]
 
 
+async def test_the_live_list_drops_games_that_are_gone_or_over(
+    start_node: NodeFactory, open_client: Any, redis_url: str
+) -> None:
+    # A node may die between ending a race and taking it off the live list (two steps,
+    # as the list and the game live in different cluster slots): the next listing does it.
+    import redis.asyncio as aioredis
+
+    node = start_node(test_deals=DEAL)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    _, start, _bob_start = await start_race(ann, bob)
+    await ann.request({"type": "resign", "game": start["game"], "v": start["v"]})
+    progress = await bob.expect("progress", status="resigned")
+    await bob.request({"type": "resign", "game": start["game"], "v": progress["v"]})
+    await ann.expect("race_ended")
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        await client.zadd("live", {start["game"]: 1, "gGoneLongAgo": 2})  # left behind
+        eve: Client = await open_client(node, "Eve")
+        listed = await eve.request({"type": "games_list"})
+        assert listed["games"] == []
+        assert await client.zrange("live", 0, -1) == []
+    finally:
+        await client.aclose()
+
+
 async def test_a_racer_cannot_watch_their_own_race_and_hosts_can_forbid_spectators(
     start_node: NodeFactory, open_client: Any
 ) -> None:
