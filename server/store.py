@@ -530,12 +530,14 @@ class Store:
         """Create an anonymous player; return its id and secret token."""
         player_id = "p" + secrets.token_hex(8)
         token = secrets.token_urlsafe(24)
-        # Two keys of two cluster slots, so two writes, the player first: a token that
-        # works always finds its player.
-        await self.redis.hset(
-            f"player:{player_id}", mapping={"name": name, "created": now_ms, "token": _token_key(token)}
-        )
-        await self.redis.set(_token_key(token), player_id)
+        # Two keys of two cluster slots: no transaction, but the player is written first,
+        # so a token that works always finds its player.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(
+                f"player:{player_id}", mapping={"name": name, "created": now_ms, "token": _token_key(token)}
+            )
+            pipe.set(_token_key(token), player_id)
+            await pipe.execute()
         return player_id, token
 
     async def player_by_token(self, token: str) -> tuple[str, str] | None:
