@@ -806,11 +806,10 @@ class Store:
         return version
 
     async def drop_live(self, game_id: str) -> None:
-        """Take a game off the live list (it ended, or is gone) and say so on its channel."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrem("live", game_id)
-            pipe.publish(LIVE_CHANNEL, "-" + game_id)
-            await pipe.execute()
+        """Take a game off the live list (it ended, or is gone) and say so on its channel,
+        once: only the call that removes it announces it."""
+        if await self.redis.zrem("live", game_id):
+            await self.redis.publish(LIVE_CHANNEL, "-" + game_id)
 
     async def events(self, game_id: str, after: int) -> list[tuple[int, str]]:
         """Return the game's events with versions greater than ``after``, in order."""
