@@ -39,14 +39,16 @@ class RedisServer:
     def url(self) -> str:
         return f"unix://{self.socket}"
 
+    def arguments(self) -> list[str]:
+        """Return where and how this server listens."""
+        return ["--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700"]
+
     def start(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
             [
                 find_server_binary(),
-                "--port", "0",
-                "--unixsocket", str(self.socket),
-                "--unixsocketperm", "700",
+                *self.arguments(),
                 "--dir", str(self.directory),
                 "--save", "",
                 "--appendonly", "no",
@@ -60,7 +62,7 @@ class RedisServer:
         )
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
-            if self.socket.exists() and self._ping():
+            if self._ping():
                 return
             if self.process.poll() is not None:
                 raise RuntimeError((self.directory / "redis.log").read_text(errors="replace"))
@@ -92,14 +94,17 @@ class RedisServer:
             stop_process(self.process)
 
 
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    """Start one real Redis-compatible server for the session."""
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
+def _serve(server: RedisServer) -> Iterator[Any]:
     server.start()
     yield server
     server.stop()
     shutil.rmtree(server.directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """Start one real Redis-compatible server for the session."""
+    yield from _serve(RedisServer(tmp_path_factory.mktemp("redis")))
 
 
 @pytest.fixture
@@ -125,39 +130,26 @@ class ClusterServer(RedisServer):
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    def arguments(self) -> list[str]:
+        return [
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--cluster-enabled", "yes",
+            "--cluster-config-file", str(self.directory / "nodes.conf"),
+        ]
+
     def start(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(
-            [
-                find_server_binary(),
-                "--port", str(self.port),
-                "--bind", "127.0.0.1",
-                "--cluster-enabled", "yes",
-                "--cluster-config-file", str(self.directory / "nodes.conf"),
-                "--dir", str(self.directory),
-                "--save", "",
-                "--appendonly", "no",
-                "--loglevel", "warning",
-                "--logfile", str(self.directory / "redis.log"),
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=die_with_parent,
-        )
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if self._command(b"PING").startswith(b"+PONG"):
-                break
-            if self.process.poll() is not None:
-                raise RuntimeError((self.directory / "redis.log").read_text(errors="replace"))
-            time.sleep(0.05)
+        super().start()
         self._command(b"CLUSTER ADDSLOTSRANGE 0 16383")
+        deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             if b"cluster_state:ok" in self._command(b"CLUSTER INFO"):
                 return
             time.sleep(0.05)
         raise RuntimeError("the test cluster did not come up")
+
+    def _ping(self) -> bool:
+        return self._command(b"PING").startswith(b"+PONG")
 
     def _command(self, line: bytes) -> bytes:
         import socket
@@ -195,8 +187,4 @@ def _free_port_pair() -> int:
 @pytest.fixture(scope="session")
 def cluster_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterServer]:
     """Start one real one-node Redis Cluster for the session."""
-    server = ClusterServer(tmp_path_factory.mktemp("cluster"))
-    server.start()
-    yield server
-    server.stop()
-    shutil.rmtree(server.directory, ignore_errors=True)
+    yield from _serve(ClusterServer(tmp_path_factory.mktemp("cluster")))
