@@ -252,3 +252,18 @@ async def local_node(redis_url: str, tmp_path: Path) -> AsyncIterator[Callable[.
     yield start
     for server in servers:
         await server.shutdown()
+
+
+async def start_race(
+    ann: Client, bob: Client, options: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], ...]:
+    """Open a room on ``ann``, let ``bob`` join and say ready, start it; return the room and
+    both racers' ``race_started``."""
+    room = await ann.request(
+        {"type": "room_create", "variant": "scorpion", "options": options or {"undo": True}}
+    )
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.request({"type": "ready", "ready": True})
+    countdown = await ann.request({"type": "room_start"})
+    assert countdown["type"] == "countdown", countdown
+    return room, await ann.expect("race_started"), await bob.expect("race_started")

@@ -15,7 +15,7 @@ from protocol.codec import MSGPACK
 from protocol.game import Board, move_json
 from server.store import Store
 
-from .conftest import Client, NodeFactory
+from .conftest import Client, NodeFactory, start_race
 from .test_race import DEAL, friend_race, winnable_deal
 
 pytestmark = pytest.mark.asyncio
@@ -55,11 +55,7 @@ async def test_a_killed_node_loses_no_accepted_move_and_its_racers_finish_elsewh
     second = start_node()
     ann: Client = await open_client(first, "Ann")
     bob: Client = await open_client(second, "Bob")
-    room = await ann.request({"type": "room_create", "variant": "scorpion", "options": {"undo": True}})
-    await bob.request({"type": "room_join", "room": room["room"]})
-    await bob.request({"type": "ready", "ready": True})
-    await ann.send({"type": "room_start"})
-    start = await ann.expect("race_started")
+    _room, start, _ = await start_race(ann, bob)
     version = start["v"]
     half = len(line) // 2
     for move in line[:half]:
@@ -187,11 +183,7 @@ async def test_a_race_ends_at_its_time_limit(start_node: NodeFactory, open_clien
     first = start_node(test_deals=77777777, race_time_limit=2)
     ann: Client = await open_client(first, "Ann")
     bob: Client = await open_client(first, "Bob")
-    room = await ann.request({"type": "room_create", "variant": "scorpion"})
-    await bob.request({"type": "room_join", "room": room["room"]})
-    await bob.request({"type": "ready", "ready": True})
-    await ann.send({"type": "room_start"})
-    await ann.expect("race_started")
+    await start_race(ann, bob)
     ended = await ann.expect("race_ended", timeout=10)
     assert [row["status"] for row in ended["standings"]] == ["playing", "playing"]
 
@@ -213,11 +205,7 @@ async def test_racers_of_a_killed_node_who_never_return_are_marked_as_left(
     second = start_node(**settings)
     ann: Client = await open_client(first, "Ann")
     bob: Client = await open_client(second, "Bob")
-    room = await ann.request({"type": "room_create", "variant": "scorpion"})
-    await bob.request({"type": "room_join", "room": room["room"]})
-    await bob.request({"type": "ready", "ready": True})
-    await ann.request({"type": "room_start"})
-    start = await bob.expect("race_started")
+    _room, _, start = await start_race(ann, bob)
     await asyncio.sleep(0.5)  # both nodes have heartbeats in Redis
     first.stop(signal.SIGKILL)  # Ann's connection is never closed: her node just dies
     left = await bob.expect("progress", timeout=15, status="left")
@@ -238,11 +226,7 @@ async def test_a_racer_whose_node_dies_and_who_comes_back_in_time_races_on(
     ann: Client = await open_client(first, "Ann")
     token = ann.token
     bob: Client = await open_client(second, "Bob")
-    room = await ann.request({"type": "room_create", "variant": "scorpion"})
-    await bob.request({"type": "room_join", "room": room["room"]})
-    await bob.request({"type": "ready", "ready": True})
-    await ann.request({"type": "room_start"})
-    start = await bob.expect("race_started")
+    _room, _, start = await start_race(ann, bob)
     await asyncio.sleep(0.5)
     first.stop(signal.SIGKILL)
     await asyncio.sleep(1.5)  # the second node has noticed: Ann's grace period runs
@@ -264,11 +248,7 @@ async def test_an_action_whose_commit_got_no_answer_leaves_no_stale_board_behind
     node = await local_node(test_deals=str(DEAL))
     ann: Client = await open_client(node, "Ann")
     bob: Client = await open_client(node, "Bob")
-    room = await ann.request({"type": "room_create", "variant": "scorpion", "options": {"undo": True}})
-    await bob.request({"type": "room_join", "room": room["room"]})
-    await bob.request({"type": "ready", "ready": True})
-    await ann.request({"type": "room_start"})
-    start = await ann.expect("race_started")
+    _room, start, _ = await start_race(ann, bob)
     store = node.server.store
     real_act = store.act
     calls = 0

@@ -15,25 +15,12 @@ from protocol.game import Board, move_json, player_view
 from protocol.message import Hello, Watch
 from server.session import BROADCAST_BUFFER
 
-from .conftest import Client, NodeFactory
+from .conftest import Client, NodeFactory, start_race
 from .test_race import audit, card_texts
 
 pytestmark = pytest.mark.asyncio
 
 DEAL = 31415926535
-
-
-async def start_race(
-    ann: Client, bob: Client, options: dict[str, Any] | None = None
-) -> tuple[dict[str, Any], ...]:
-    room = await ann.request(
-        {"type": "room_create", "variant": "scorpion", "options": options or {"undo": True}}
-    )
-    await bob.request({"type": "room_join", "room": room["room"]})
-    await bob.request({"type": "ready", "ready": True})
-    countdown = await ann.request({"type": "room_start"})
-    assert countdown["type"] == "countdown", countdown
-    return room, await ann.expect("race_started"), await bob.expect("race_started")
 
 
 async def play(
