@@ -16,6 +16,8 @@ from client.identity import Identity, TokenStore
 
 from .conftest import NodeFactory
 
+SOLO_DEAL = 1234567890123
+
 
 def test_watch_without_a_target_lists_the_live_races_and_stores_the_identity(
     start_node: NodeFactory, capsys: pytest.CaptureFixture[str]
@@ -64,7 +66,9 @@ async def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, 
 async def test_leaderboard_stats_daily_replay_and_forget_me_print_the_servers_answers(
     start_node: NodeFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    node = start_node()
+    # a fixed solo deal that still has moves once its reserve is dealt (a random one may not,
+    # and would end the game as stuck before the resignation)
+    node = start_node(test_deals=str(SOLO_DEAL))
     url = node.url
     ann = ScorpionClient(url, "Ann", store=TokenStore())
     await ann.connect()
@@ -129,7 +133,7 @@ async def test_leaderboard_stats_daily_replay_and_forget_me_print_the_servers_an
     code, out, _ = await run_cli(capsys, "replay", solo.game, "--server", url)
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith(f"game {solo.game} · wasp · started ")
-    assert re.fullmatch(r"deal \d+ \(salt [0-9a-f]+\)", lines[1])
+    assert re.fullmatch(rf"deal {SOLO_DEAL} \(salt [0-9a-f]+\)", lines[1])
     assert f"Ann ({ann.player}): 1 move" in lines
     assert re.fullmatch(r" +1 +0:\d\d\.\d  deal", lines[lines.index(f"Ann ({ann.player}): 1 move") + 1])
     assert lines[-1].split()[:3] == ["1.", "Ann", "0"] and lines[-1].endswith("resigned")
