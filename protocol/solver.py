@@ -25,6 +25,10 @@ proofs are in ``docs/solver.md``:
 5. *Tangled obligations.* In those three variants every non-King card not on its
    successor must lead exactly once more; if the "must lead first" relations between
    them form a cycle, the position is lost.
+6. *Commuting moves.* In those three variants, after the deal, a move's child does not
+   try the moves tried before it (or asleep where it was made) that commute with it:
+   the other order reaches the same position (sleep sets). The table keeps the moves
+   asleep at each position and tries it again in full when it is reached with fewer.
 
 Internally the position is kept in plain lists that mirror :class:`~protocol.game.Board`
 exactly (same column indices, same face-down counts), so a line found here replays move
@@ -63,7 +67,8 @@ _RUNS: tuple[list[int], ...] = tuple([suit * 13 + rank for rank in range(12, -1,
 _PREFIX = tuple(bytes((200 + n,)) for n in range(52))
 _PRE_DEAL = b"\xff"
 _CELLS = b"\xfe"
-_ALL_RULES = frozenset({"symmetry", "links", "dead", "sleep"})
+_KINGS = sum(1 << (suit * 13 + 12) for suit in range(4))
+_ALL_RULES = frozenset({"symmetry", "links", "dead", "sleep", "commute"})
 
 
 class Verdict(StrEnum):
@@ -376,6 +381,38 @@ class _Search:
         for moved in group:
             where[moved] = source
 
+    def commuting(self, mask: int, card: int) -> int:
+        """Keep the moves of ``mask`` (bits by leading card) that commute with ``card``'s move.
+
+        Rule 6: two links ``a -> a+1`` and ``b -> b+1`` legal in one position commute unless
+        they cross (``b+1`` tops the column of ``a`` and ``b`` lies in the column ``a+1``
+        tops: either move would put one's target above the other's card); a King into an
+        empty column commutes with every link, and with another King's when two columns
+        are empty.
+        """
+        mask &= ~(1 << card)
+        if not mask:
+            return mask
+        cols = self.cols
+        if card % 13 == 12:
+            if sum(1 for col in cols if not col) < 2:
+                mask &= ~_KINGS
+            return mask
+        where = self.where
+        n = self.ncols
+        home = where[card]
+        onto = where[card + 1]
+        top = cols[home][-1] if home < n else -1
+        rest = mask & ~_KINGS
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            other = low.bit_length() - 1
+            there = where[other]
+            if there == onto and top == other + 1:
+                mask ^= low
+        return mask
+
     def dead_table(self) -> list[tuple[int, list[bool]]]:
         """Return, per column with face-down cards, whether it is dead at each face-down count.
 
@@ -494,7 +531,9 @@ def _first(item: tuple[int, tuple[int, int, int]]) -> int:
 
 def _search(state: _Search, budget: Budget) -> tuple[Verdict, tuple[Move, ...], int]:
     """Run the depth-first search; return the verdict, the winning line and the nodes used."""
-    seen: set[bytes] = set()
+    # Each entered key maps to the moves asleep there when it was explored (rule 6; a bit
+    # per leading card).
+    seen: dict[bytes, int] = {}
     path: list[_Undo] = []
     limit = budget.nodes
     clock = budget.clock
@@ -503,17 +542,21 @@ def _search(state: _Search, budget: Budget) -> tuple[Verdict, tuple[Move, ...], 
     table = state.dead_table() if "dead" in state.rules and not state.wasp else []
     dead = state.dead
     checks = "dead" in state.rules and not state.wasp
+    commute = "commute" in state.rules and not state.wasp
     tangled = state.tangled
+    commuting = state.commuting
     nodes = 0
     push = state.push
     pop = state.pop
     first_link = state.first_link
 
-    def enter(asleep: bool, seen_at: int) -> list[tuple[int, int, int]] | None:
+    def enter(asleep: bool, seen_at: int, sleep: int) -> tuple[list[tuple[int, int, int]], int] | None:
         """Arrive at a position: play forced links, then return its moves (None: a dead end).
 
         ``asleep`` drops the deal (rule 4, the deal's sleep set): the position was reached
         from one whose deal is explored anyway, by moves that commute with the deal.
+        ``sleep`` holds the moves that need not be tried here (rule 6, a bit per leading
+        card); the answer carries it on, after the forced links, for the children.
         """
         nonlocal nodes
         base = len(path)
@@ -522,52 +565,80 @@ def _search(state: _Search, budget: Budget) -> tuple[Verdict, tuple[Move, ...], 
                 link = first_link()
                 if link is None:
                     break
+                if sleep:
+                    sleep = commuting(sleep, link[0])
                 path.append(push(*link))
                 nodes += 1
+                if path[-1][5] is not None:
+                    sleep = 0  # it collected a run: rule 6 starts afresh
+
         if state.found < 4:
             key = state.key()
-            # Rules 3 and 5 can only newly apply once a card is turned up or the reserve dealt.
-            fresh = checks and state.turned + 4 * len(state.stock) != seen_at
-            if key in seen or (fresh and (dead(table) or tangled())):
-                seen.add(key)
-                while len(path) > base:
-                    pop(path.pop())
-                return None
-            seen.add(key)
+            stored = seen.get(key)
+            if stored is not None:
+                if not stored & ~sleep:
+                    while len(path) > base:
+                        pop(path.pop())
+                    return None
+                # Explored before, but with a move asleep that is awake now: explore it
+                # again in full (rule 6), and keep the smaller of the two sleep sets.
+                if sleep.bit_count() < stored.bit_count():
+                    seen[key] = sleep
+            else:
+                # Rules 3 and 5 can only newly apply once a card is turned up or the reserve dealt.
+                fresh = checks and state.turned + 4 * len(state.stock) != seen_at
+                if fresh and (dead(table) or tangled()):
+                    seen[key] = 0
+                    while len(path) > base:
+                        pop(path.pop())
+                    return None
+                seen[key] = sleep
         moves = state.moves()
         if asleep and moves and moves[-1][0] < 0:
             moves.pop()
-        return moves
+        if sleep:
+            moves = [m for m in moves if m[0] < 0 or not sleep >> m[0] & 1]
+        return moves, sleep
 
     def line() -> tuple[Move, ...]:
         return tuple(DEAL if undo[0] < 0 else Move(undo[0], undo[1], undo[2]) for undo in path)
 
     if state.found == 4:
         return Verdict.WINNABLE, (), 0
-    children = enter(False, -1)
+    entered = enter(False, -1, 0)
     if state.found == 4:
         return Verdict.WINNABLE, line(), nodes
-    if not children:
+    if not entered or not entered[0]:
         return Verdict.UNWINNABLE, (), nodes
     sleeps = "sleep" in state.rules and state.any_time
-    # A frame: a position's moves, the path length there, whether its deal is covered, and
-    # what rules 3 and 5 were last checked at (cards turned up, reserve left).
-    frames: list[tuple[list[tuple[int, int, int]], int, bool, int]] = [
-        (children, len(path), sleeps, state.turned + 4 * len(state.stock))
+    # A frame: a position's moves, the path length there, whether its deal is covered, what
+    # rules 3 and 5 were last checked at (cards turned up, reserve left), and the moves
+    # asleep there (rule 6).
+    frames: list[tuple[list[tuple[int, int, int]], int, bool, int, int]] = [
+        (entered[0], len(path), sleeps, state.turned + 4 * len(state.stock), entered[1])
     ]
     cursor = [0]
+    done = [0]
     while frames:
-        moves, base, covered, checked = frames[-1]
+        moves, base, covered, checked, sleep = frames[-1]
         while len(path) > base:
             pop(path.pop())
         index = cursor[-1]
         if index == len(moves):
             frames.pop()
             cursor.pop()
+            done.pop()
             continue
         cursor[-1] = index + 1
         move = moves[index]
-        asleep = covered and bool(state.stock) and move[0] >= 0 and move[1] > 2 and move[2] > 2
+        card = move[0]
+        asleep = covered and bool(state.stock) and card >= 0 and move[1] > 2 and move[2] > 2
+        # Rule 6: a move's child sleeps on the moves tried before it here, and on this
+        # position's own sleepers, that commute with it.
+        child = 0
+        if commute and card >= 0 and not state.stock:
+            child = commuting(sleep | done[-1], card)
+            done[-1] |= 1 << card
         path.append(push(*move))
         nodes += 1
         if nodes > limit:
@@ -576,13 +647,14 @@ def _search(state: _Search, budget: Budget) -> tuple[Verdict, tuple[Move, ...], 
             return Verdict.UNKNOWN, (), nodes
         if state.found == 4:
             return Verdict.WINNABLE, line(), nodes
-        children = enter(asleep, checked)
+        entered = enter(asleep, checked, child)
         if state.found == 4:
             return Verdict.WINNABLE, line(), nodes
-        if children:
+        if entered and entered[0]:
             mark = state.turned + 4 * len(state.stock)
-            frames.append((children, len(path), sleeps and bool(state.stock), mark))
+            frames.append((entered[0], len(path), sleeps and bool(state.stock), mark, entered[1]))
             cursor.append(0)
+            done.append(0)
     return Verdict.UNWINNABLE, (), nodes
 
 

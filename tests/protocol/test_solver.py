@@ -205,6 +205,82 @@ def test_the_internal_position_follows_the_engine_move_for_move() -> None:
                     undos.append(state.push(*move))
 
 
+def _moves_by_card(board: Board) -> dict[int, Move]:
+    """The solver's moves of ``board`` other than the deal, one per leading card."""
+    return {m[0]: Move(*m) for m in _Search(board, prune=True).moves() if m[0] >= 0}
+
+
+def _key_after(board: Board, *moves: Move) -> bytes:
+    for move in moves:
+        board.push(move)
+    key = canonical_key(board)
+    for _ in moves:
+        board.pop()
+    return key
+
+
+def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
+    """Played in either order, two moves reach the same position exactly when rule 6 says so.
+
+    The one exception it allows: a move that collects the run of a King whose move it keeps
+    asleep (the King is gone afterwards, and playing it first changes nothing).
+    """
+    rng = random.Random(6)
+    seen = {"commute": 0, "depend": 0, "absorbed": 0, "kings": 0}
+    for variant in ("scorpion", "scorpion-ii", "three-blind-mice"):
+        for _ in range(10):
+            board = Board.new(variant, rng.randrange(32001, 10**20), "any-time")
+            if board.stock:
+                board.push(DEAL)
+            for _ in range(80):
+                moves = _moves_by_card(board)
+                if not moves:
+                    break
+                state = _Search(board, prune=True)
+                for x, first in moves.items():
+                    board.push(first)
+                    after_x = _moves_by_card(board)
+                    board.pop()
+                    for y, second in moves.items():
+                        if y == x:
+                            continue
+                        kept = bool(state.commuting(1 << y, x) >> y & 1)
+                        board.push(second)
+                        x_after_y = _moves_by_card(board).get(x)
+                        board.pop()
+                        y_after_x = after_x.get(y)
+                        commute = (
+                            x_after_y is not None
+                            and y_after_x is not None
+                            and _key_after(board, first, y_after_x) == _key_after(board, second, x_after_y)
+                        )
+                        absorbed = (
+                            not commute
+                            and y_after_x is None
+                            and x_after_y is not None
+                            and _key_after(board, first) == _key_after(board, second, x_after_y)
+                        )
+                        assert kept == (commute or absorbed), (board, first, second)
+                        seen["commute" if commute else "absorbed" if absorbed else "depend"] += 1
+                        seen["kings"] += x % 13 == 12 and y % 13 == 12
+                board.push(rng.choice(list(moves.values())))
+    assert seen["commute"] and seen["depend"] and seen["kings"], seen
+
+
+def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
+    # The Ace of spades completes the run the King of spades leads: after the link the
+    # King is gone, and moving it into an empty column first changes nothing.
+    board = board_from_text(
+        "scorpion any-time 5CKSQSJSTS9S8S7S6S5S4S3S2S/AS/-/KCQCJCTC9C8C7C6C/4C3C2CAC/-/- - DH"
+    )
+    ace, king = Move(39, 1, 0), Move(51, 0, 2)
+    assert bool(_Search(board, prune=True).commuting(1 << 51, 39) >> 51 & 1)
+    board.push(ace)
+    assert 51 not in _moves_by_card(board) and len(board.foundations) == 3
+    board.pop()
+    assert _key_after(board, ace) == _key_after(board, king, Move(39, 1, 2))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii", "wasp", "three-blind-mice"])
 def test_the_search_without_pruning_never_disagrees_with_the_pruned_search(variant: str) -> None:
