@@ -50,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         nargs="+",
         metavar="FILE",
-        help="solve nothing: summarize the deals of earlier --out files together",
+        help="solve nothing: summarize the deals of earlier --out files together (a deal counts "
+        "once; a verdict proved in any file beats unknown, and two proofs that differ are an error)",
     )
     parser.set_defaults(handler=run)
 
@@ -110,22 +111,30 @@ def summarize(results: list[dict[str, object]]) -> dict[str, object]:
 
 
 def _merge(files: list[Path], as_json: bool) -> int:
-    results: list[dict[str, object]] = []
-    seen: set[object] = set()
+    # A deal met in several files counts once: a proof (winnable or unwinnable) stands
+    # whatever the budget or machine, so it beats "unknown"; two proofs must agree.
+    by_number: dict[object, dict[str, object]] = {}
     described: set[tuple[object, object, object]] = set()
     for path in files:
         data = json.loads(path.read_text())
         head = data["summary"]
         described.add((head["variant"], head["reserve"], head["budget_seconds"]))
         for item in data["deals"]:
-            if item["number"] not in seen:
-                seen.add(item["number"])
-                results.append(item)
+            known = by_number.get(item["number"])
+            if known is None or known["verdict"] == Verdict.UNKNOWN.value:
+                by_number[item["number"]] = item
+            elif item["verdict"] not in (Verdict.UNKNOWN.value, known["verdict"]):
+                print(
+                    f"error: deal {item['number']} is {known['verdict']} in one file and "
+                    f"{item['verdict']} in {path}",
+                    file=sys.stderr,
+                )
+                return 2
     if len(described) != 1:
         print(f"error: the files describe different studies: {sorted(map(str, described))}", file=sys.stderr)
         return 2
     variant, reserve, budget = described.pop()
-    summary = summarize(results)
+    summary = summarize(list(by_number.values()))
     summary.update({"variant": variant, "reserve": reserve, "budget_seconds": budget,
                     "files": [str(path) for path in files]})
     if as_json:

@@ -416,6 +416,25 @@ def test_study_files_merge_without_counting_a_deal_twice(
     assert merged["deals"] == 6  # the first file's four deals are the second's first four
     expected = {name: stored["summary"][name]["count"] for name in ("winnable", "unwinnable", "unknown")}
     assert {name: merged[name]["count"] for name in expected} == expected
+    # A proof in any file beats "unknown" in another (a re-run of the unknown deals with a
+    # stronger solver or budget), whichever comes first; proofs that differ are refused.
+    data = json.loads(first.read_text())
+    assert {item["verdict"] for item in data["deals"]} <= {"winnable", "unwinnable"}
+    undecided = tmp_path / "undecided.json"
+    undecided.write_text(
+        json.dumps({**data, "deals": [{**item, "verdict": "unknown"} for item in data["deals"]]})
+    )
+    for files in ((undecided, first), (first, undecided)):
+        assert main(["study", "--merge", *map(str, files), "--json"]) == 0
+        both = json.loads(capsys.readouterr().out)
+        assert both["deals"] == 4 and both["unknown"]["count"] == 0
+        assert both["winnable"]["count"] == data["summary"]["winnable"]["count"]
+    flipped = tmp_path / "flipped.json"
+    wrong = {"winnable": "unwinnable", "unwinnable": "winnable"}
+    changed = [{**data["deals"][0], "verdict": wrong[data["deals"][0]["verdict"]]}, *data["deals"][1:]]
+    flipped.write_text(json.dumps({**data, "deals": changed}))
+    assert main(["study", "--merge", str(first), str(flipped)]) == 2
+    assert f"deal {data['deals'][0]['number']} is" in capsys.readouterr().err
     other = tmp_path / "c.json"
     anytime = ["study", "--budget-seconds", "5", "--reserve", "any-time", "--deals", "1", "--seed", "9"]
     assert main([*anytime, "--out", str(other)]) == 0
