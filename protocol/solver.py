@@ -28,7 +28,8 @@ proofs are in ``docs/solver.md``:
 6. *Commuting moves.* In those three variants, after the deal, a move's child does not
    try the moves tried before it (or asleep where it was made) that commute with it:
    the other order reaches the same position (sleep sets). The table keeps the moves
-   asleep at each position and tries it again in full when it is reached with fewer.
+   asleep where each position was explored, and explores it again in full when it is
+   reached with one of them awake.
 
 Internally the position is kept in plain lists that mirror :class:`~protocol.game.Board`
 exactly (same column indices, same face-down counts), so a line found here replays move
@@ -571,7 +572,6 @@ def _search(state: _Search, budget: Budget) -> tuple[Verdict, tuple[Move, ...], 
                 nodes += 1
                 if path[-1][5] is not None:
                     sleep = 0  # it collected a run: rule 6 starts afresh
-
         if state.found < 4:
             key = state.key()
             stored = seen.get(key)
