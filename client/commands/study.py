@@ -110,16 +110,26 @@ def summarize(results: list[dict[str, object]]) -> dict[str, object]:
     return summary
 
 
+_VERDICTS = frozenset(verdict.value for verdict in Verdict)
+
+
 def _merge(files: list[Path], as_json: bool) -> int:
     # A deal met in several files counts once: a proof (winnable or unwinnable) stands
     # whatever the budget or machine, so it beats "unknown"; two proofs must agree.
     by_number: dict[object, dict[str, object]] = {}
     described: set[tuple[object, object, object]] = set()
     for path in files:
-        data = json.loads(path.read_text())
-        head = data["summary"]
-        described.add((head["variant"], head["reserve"], head["budget_seconds"]))
-        for item in data["deals"]:
+        try:
+            data = json.loads(path.read_text())
+            head = data["summary"]
+            described.add((head["variant"], head["reserve"], head["budget_seconds"]))
+            items = [item for item in data["deals"] if item["verdict"] in _VERDICTS and "number" in item]
+            if len(items) != len(data["deals"]):
+                raise ValueError("a deal without a number or a verdict")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"error: {path} is not a study file written by --out ({exc})", file=sys.stderr)
+            return 2
+        for item in items:
             known = by_number.get(item["number"])
             if known is None or known["verdict"] == Verdict.UNKNOWN.value:
                 by_number[item["number"]] = item

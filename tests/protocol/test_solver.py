@@ -435,6 +435,13 @@ def test_study_files_merge_without_counting_a_deal_twice(
     flipped.write_text(json.dumps({**data, "deals": changed}))
     assert main(["study", "--merge", str(first), str(flipped)]) == 2
     assert f"deal {data['deals'][0]['number']} is" in capsys.readouterr().err
+    for text in ("not json", json.dumps({"deals": []}), json.dumps({**data, "deals": [{"number": 1}]})):
+        broken = tmp_path / "broken.json"
+        broken.write_text(text)
+        assert main(["study", "--merge", str(first), str(broken)]) == 2
+        assert "is not a study file" in capsys.readouterr().err
+    assert main(["study", "--merge", str(tmp_path / "missing.json")]) == 2
+    assert "is not a study file" in capsys.readouterr().err
     other = tmp_path / "c.json"
     anytime = ["study", "--budget-seconds", "5", "--reserve", "any-time", "--deals", "1", "--seed", "9"]
     assert main([*anytime, "--out", str(other)]) == 0
