@@ -14,7 +14,7 @@ from protocol.game import DEAL, Board, Move, board_from_text, move_from_json
 from protocol.solver import (
     Budget,
     Verdict,
-    _Search,
+    _state,
     canonical_key,
     first_losing_move,
     is_winnable,
@@ -184,7 +184,7 @@ def test_the_internal_position_follows_the_engine_move_for_move() -> None:
         for rule in ("any-time", "when-stuck"):
             for _ in range(12):
                 board = Board.new(variant, rng.randrange(1, 10**20), rule)
-                state = _Search(board, prune=False)
+                state = _state(board, prune=False)
                 undos = []
                 for _ in range(150):
                     ours = sorted(DEAL if m[0] < 0 else Move(*m) for m in state.moves(every_empty=True))
@@ -207,7 +207,7 @@ def test_the_internal_position_follows_the_engine_move_for_move() -> None:
 
 def _moves_by_card(board: Board) -> dict[int, Move]:
     """The solver's moves of ``board`` other than the deal, one per leading card."""
-    return {m[0]: Move(*m) for m in _Search(board, prune=True).moves() if m[0] >= 0}
+    return {m[0]: Move(*m) for m in _state(board).moves() if m[0] >= 0}
 
 
 def _key_after(board: Board, *moves: Move) -> bytes:
@@ -236,7 +236,7 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
                 moves = _moves_by_card(board)
                 if not moves:
                     break
-                state = _Search(board, prune=True)
+                state = _state(board)
                 for x, first in moves.items():
                     board.push(first)
                     after_x = _moves_by_card(board)
@@ -274,7 +274,7 @@ def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
         "scorpion any-time 5CKSQSJSTS9S8S7S6S5S4S3S2S/AS/-/KCQCJCTC9C8C7C6C/4C3C2CAC/-/- - DH"
     )
     ace, king = Move(39, 1, 0), Move(51, 0, 2)
-    assert bool(_Search(board, prune=True).commuting(1 << 51, 39) >> 51 & 1)
+    assert bool(_state(board).commuting(1 << 51, 39) >> 51 & 1)
     board.push(ace)
     assert 51 not in _moves_by_card(board) and len(board.foundations) == 3
     board.pop()

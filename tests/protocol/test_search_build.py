@@ -1,0 +1,105 @@
+"""The solver's search as installed (a C extension built by mypyc) against its Python source.
+
+``pip install`` compiles ``protocol/search.py`` with mypyc (``setup.py``); the same file
+also runs as plain Python where no compiler is at hand. These tests check that the
+installed module is the compiled one (so the benchmarks measure what users run), that the
+constants it keeps for itself match the engine's, and that the compiled and the plain
+search do exactly the same work: the same verdicts, node counts and winning lines.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import protocol.search as installed
+from protocol.game import Board, board_from_text
+from protocol.game.board import NO_CARD
+from protocol.game.move import CELL_BASE
+from protocol.solver import _state
+
+SOURCE = Path(installed.__file__).with_name("search.py")
+
+
+def _plain() -> ModuleType:
+    """Load ``protocol/search.py`` as plain Python, under a name of its own."""
+    name = "protocol._search_source"
+    spec = importlib.util.spec_from_file_location(name, SOURCE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[name]
+    return module
+
+
+def test_the_installed_search_is_the_compiled_extension() -> None:
+    if os.environ.get("SCORPION_PURE_PYTHON"):
+        assert installed.__file__.endswith(".py"), "built without mypyc, yet an extension is installed"
+    else:
+        # pip install ran setup.py, which compiles the module where a C compiler exists.
+        assert not installed.__file__.endswith(".py"), (
+            "protocol.search runs as plain Python: the package was installed without "
+            "building the mypyc extension (see setup.py)"
+        )
+    assert SOURCE.is_file()
+
+
+def test_the_search_keeps_the_engines_constants() -> None:
+    assert installed.CELL_BASE == CELL_BASE
+    assert installed.NO_CARD == NO_CARD
+
+
+def _run(module: ModuleType, board: Board, nodes: int) -> tuple[int, list[tuple[int, int, int]], int]:
+    reference = _state(board)
+    state = module.Search(
+        board.columns,
+        board.down,
+        board.stock,
+        board.cells,
+        len(board.foundations),
+        reference.wasp,
+        reference.any_time,
+        reference.rules,
+    )
+    result: tuple[int, list[tuple[int, int, int]], int] = module.search(state, nodes, None, None)
+    return result
+
+
+@pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii", "wasp", "three-blind-mice"])
+def test_the_compiled_and_the_plain_search_do_the_same_work(variant: str) -> None:
+    plain = _plain()
+    assert plain.__file__ == str(SOURCE)
+    rng = random.Random(f"build {variant}")
+    outcomes = set()
+    for index in range(16):
+        rule = ("any-time", "when-stuck")[index % 2]
+        board = Board.new(variant, rng.randrange(32001, 10**20), rule)
+        ours = _run(installed, board, 20_000)
+        theirs = _run(plain, board, 20_000)
+        assert ours == theirs, (variant, rule, board)
+        outcomes.add(ours[0])
+    # The deals cover more than one outcome, so the comparison is not of empty searches.
+    assert len(outcomes) >= 2, outcomes
+
+
+def test_the_compiled_and_the_plain_position_agree_on_keys_and_moves() -> None:
+    plain = _plain()
+    board = board_from_text(
+        "scorpion any-time 5CKSQSJSTS9S8S7S6S5S4S3S2S/AS/-/KCQCJCTC9C8C7C6C/4C3C2CAC/-/- - DH"
+    )
+    ours = _state(board)
+    theirs = plain.Search(
+        board.columns, board.down, board.stock, board.cells, 0, False, True, ours.rules
+    )
+    assert ours.key() == theirs.key()
+    assert ours.moves() == theirs.moves()
+    assert ours.commuting(1 << 51, 39) == theirs.commuting(1 << 51, 39)
