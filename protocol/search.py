@@ -148,7 +148,11 @@ class Search:
         hidden = self.hidden
         down = self.down
         n = self.ncols
-        links: list[tuple[int, tuple[int, int, int]]] = []
+        # Order: turn up a face-down card, empty a column, from a cell, then the rest.
+        turning: list[tuple[int, int, int]] = []
+        emptying: list[tuple[int, int, int]] = []
+        celled: list[tuple[int, int, int]] = []
+        out: list[tuple[int, int, int]] = []
         empty: list[int] = []
         for target in range(n):
             col = cols[target]
@@ -162,15 +166,17 @@ class Search:
             source = where[card]
             if source < n:
                 if source != target and not hidden[card]:
-                    scol = cols[source]
-                    row = scol.index(card)
-                    # Order: turn up a face-down card, empty a column, then the rest.
-                    score = 3 if row and row == down[source] else (2 if not row else 0)
-                    links.append((score, (card, source, target)))
+                    row = cols[source].index(card)
+                    if not row:
+                        emptying.append((card, source, target))
+                    elif row == down[source]:
+                        turning.append((card, source, target))
+                    else:
+                        out.append((card, source, target))
             elif source < STOCK:
-                links.append((1, (card, source, target)))
-        links.sort(key=_first, reverse=True)
-        out = [move for _, move in links]
+                celled.append((card, source, target))
+        if turning or emptying or celled:
+            out = turning + emptying + celled + out
         if empty:
             if not every_empty and "symmetry" in self.rules:
                 if self.stock:
@@ -459,10 +465,6 @@ class Search:
                     state[other] = 1
                     stack.append(other)
         return False
-
-
-def _first(item: tuple[int, tuple[int, int, int]]) -> int:
-    return item[0]
 
 
 class _Run:
