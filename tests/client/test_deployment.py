@@ -127,6 +127,17 @@ def test_the_compose_file_only_sets_settings_the_server_reads() -> None:
     assert "server-a:8765" in (ROOT / "deploy" / "haproxy.cfg").read_text()
 
 
+def test_the_image_build_copies_every_file_the_package_build_reads() -> None:
+    # The build stage must see setup.py (which compiles the solver's search) and every
+    # package pyproject.toml lists; a file left out builds a different package.
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    sources = re.findall(r"^COPY (?!--from)(.+) \S+$", dockerfile, re.M)
+    copied = {name for line in sources for name in line.split()}
+    needed = {"pyproject.toml", "setup.py", "README.md", "protocol", "server", "client"}
+    assert needed <= copied, f"the Dockerfile does not copy {needed - copied}"
+    assert "gcc" in dockerfile, "the build stage needs a C compiler for the compiled search"
+
+
 async def test_racers_behind_the_balancer_resume_on_the_other_node_when_one_stops(
     deployment: tuple[list[Node], Balancer], make_client: ClientFactory
 ) -> None:
