@@ -38,3 +38,17 @@ def test_spectator_benchmark_sees_every_delivery() -> None:
     out = run_bench("spectators.py", "--spectators", "10", "--moves", "5", "--pace", "0.02")
     seen = re.search(r"(\d+) of (\d+) deliveries seen", out)
     assert seen and seen.group(1) == seen.group(2) == "50", out
+
+
+def test_solver_benchmark_prints_a_row_per_variant_and_rule() -> None:
+    settings = ["--deals", "20", "--budget-seconds", "0.5", "--cpu-clock", "--variants", "scorpion", "wasp"]
+    out = run_bench("solver.py", *settings)
+    assert re.search(r"^search: compiled \(mypyc\)", out, re.M), out  # what users run
+    rows = re.findall(r"^(\S+) +(\S+) +20 deals .* won (\d+) lost (\d+) unknown (\d+)", out, re.M)
+    assert [(variant, rule) for variant, rule, *_ in rows] == [
+        ("scorpion", "any-time"),
+        ("scorpion", "when-stuck"),
+        ("wasp", "any-time"),
+        ("wasp", "when-stuck"),
+    ], out
+    assert all(int(won) + int(lost) + int(unknown) == 20 for _, _, won, lost, unknown in rows), out
