@@ -501,6 +501,7 @@ class _Run:
         state = self.state
         path = self.path
         base = len(path)
+        again = 0
         if self.links and (not state.stock or not state.any_time):
             while state.found < 4:
                 link = state.first_link()
@@ -521,10 +522,13 @@ class _Run:
                 if not stored & ~sleep:
                     self.unwind(base)
                     return None
-                # Explored before, but with a move asleep that is awake now: explore it
-                # again in full (rule 6), and keep the smaller of the two sleep sets.
+                # Explored before with a move asleep that is awake now (rule 6): with fewer
+                # moves asleep now, explore it again in full and keep this set; else try
+                # just the moves asleep then and awake now.
                 if sleep.bit_count() < stored.bit_count():
                     seen[key] = sleep
+                else:
+                    again = stored & ~sleep
             else:
                 # Rules 3 and 5 can only newly apply once a card is turned up or the reserve dealt.
                 fresh = self.checks and state.turned + 4 * len(state.stock) != seen_at
@@ -536,7 +540,9 @@ class _Run:
         moves = state.moves()
         if asleep and moves and moves[-1][0] < 0:
             moves.pop()
-        if sleep:
+        if again:
+            moves = [m for m in moves if m[0] >= 0 and again >> m[0] & 1]
+        elif sleep:
             moves = [m for m in moves if m[0] < 0 or not sleep >> m[0] & 1]
         return moves, sleep
 

@@ -28,8 +28,8 @@ proofs are in ``docs/solver.md``:
 6. *Commuting moves.* In those three variants, after the deal, a move's child does not
    try the moves tried before it (or asleep where it was made) that commute with it:
    the other order reaches the same position (sleep sets). The table keeps the moves
-   asleep where each position was explored, and explores it again in full when it is
-   reached with one of them awake.
+   asleep where a position was explored; reached again with some of them awake, the
+   position tries just those (or all its moves, when fewer are asleep now).
 
 The search itself lives in :mod:`protocol.search`, which keeps the position in plain lists
 that mirror :class:`~protocol.game.Board` exactly (same column indices, same face-down
