@@ -21,7 +21,7 @@ CELL_BASE: Final = 100
 """Where a card in reserve cell ``i`` is: ``CELL_BASE + i`` (as in :mod:`protocol.game.move`)."""
 NO_CARD: Final = -1
 """An empty reserve cell (as in :mod:`protocol.game.board`)."""
-ALL_RULES: Final = frozenset({"symmetry", "links", "dead", "sleep", "commute"})
+ALL_RULES: Final = frozenset({"symmetry", "links", "dead", "sleep", "commute", "settled"})
 
 WON: Final = 0
 LOST: Final = 1
@@ -141,7 +141,9 @@ class Search:
         """Return the legal moves (engine semantics), in search order.
 
         Unless ``every_empty`` (or pruning is off), a group entering an empty column goes
-        to one representative of each class of interchangeable empty columns only.
+        to one representative of each class of interchangeable empty columns only. With
+        rule 7 (Wasp, after the deal), a card lying on its face-up successor does not
+        lead into an empty column.
         """
         cols = self.cols
         where = self.where
@@ -186,9 +188,16 @@ class Search:
                     empty = empty[:1]
             leaders: list[tuple[int, int]] = []
             if self.wasp:
+                # Rule 7: after the deal, a card lying on its face-up successor never moves
+                # into an empty column.
+                settled = not self.stock and "settled" in self.rules
                 for source, col in enumerate(cols):
-                    for row in range(max(down[source], 1), len(col)):
-                        leaders.append((col[row], source))
+                    first = down[source]
+                    for row in range(max(first, 1), len(col)):
+                        card = col[row]
+                        if settled and row > first and col[row - 1] == card + 1:
+                            continue
+                        leaders.append((card, source))
             else:
                 for king in (12, 25, 38, 51):
                     source = where[king]

@@ -30,6 +30,8 @@ proofs are in ``docs/solver.md``:
    the other order reaches the same position (sleep sets). The table keeps the moves
    asleep where a position was explored; reached again with some of them awake, the
    position tries just those (or all its moves, when fewer are asleep now).
+7. *Settled cards (Wasp).* After the deal, a card lying on its face-up successor is never
+   moved into an empty column: a shortest win never does it.
 
 The search itself lives in :mod:`protocol.search`, which keeps the position in plain lists
 that mirror :class:`~protocol.game.Board` exactly (same column indices, same face-down
@@ -99,7 +101,7 @@ class Solution:
     """Time spent, per the budget's clock; ``None`` when no clock was given."""
 
 
-def _state(board: Board, prune: bool = True, rules: frozenset[str] = frozenset()) -> Search:
+def _state(board: Board, prune: bool = True, rules: frozenset[str] | None = None) -> Search:
     """Return the search's position for ``board``: every rule when ``prune``, none without,
     or just ``rules`` when given."""
     return Search(
@@ -110,7 +112,7 @@ def _state(board: Board, prune: bool = True, rules: frozenset[str] = frozenset()
         len(board.foundations),
         board.variant.any_card_fills_empty,
         board.rule is ReserveRule.ANY_TIME,
-        rules if rules else (ALL_RULES if prune else frozenset()),
+        rules if rules is not None else (ALL_RULES if prune else frozenset()),
     )
 
 
@@ -125,17 +127,25 @@ def _budget(budget: Budget | int | None) -> Budget:
     return budget
 
 
-def solve(board: Board, budget: Budget | int | None = None, *, prune: bool = True) -> Solution:
+def solve(
+    board: Board,
+    budget: Budget | int | None = None,
+    *,
+    prune: bool = True,
+    rules: frozenset[str] | None = None,
+) -> Solution:
     """Solve ``board``'s position (its move stack is ignored; the board is not changed).
 
     ``budget`` is a :class:`Budget` or a node count. ``prune=False`` switches every
     pruning rule off (exact keys, every empty column tried, no forced links, no dead
-    position test): slower, for cross-checking.
+    position test): slower, for cross-checking. ``rules`` picks the pruning rules by
+    name instead (those of ``protocol.search.ALL_RULES``), to cross-check one rule.
     """
-    rules = _budget(budget)
-    start = rules.clock() if rules.clock is not None else None
-    outcome, line, nodes = search(_state(board, prune), rules.nodes, rules.seconds, rules.clock)
-    seconds = rules.clock() - start if rules.clock is not None and start is not None else None
+    limits = _budget(budget)
+    start = limits.clock() if limits.clock is not None else None
+    state = _state(board, prune, rules)
+    outcome, line, nodes = search(state, limits.nodes, limits.seconds, limits.clock)
+    seconds = limits.clock() - start if limits.clock is not None and start is not None else None
     moves = tuple(DEAL if card < 0 else Move(card, source, target) for card, source, target in line)
     return Solution(Verdict(_VERDICTS[outcome]), moves, nodes, seconds)
 

@@ -11,6 +11,7 @@ import pytest
 
 from client.cli import main
 from protocol.game import DEAL, Board, Move, board_from_text, move_from_json
+from protocol.search import ALL_RULES
 from protocol.solver import (
     Budget,
     Verdict,
@@ -279,6 +280,61 @@ def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
     assert 51 not in _moves_by_card(board) and len(board.foundations) == 3
     board.pop()
     assert _key_after(board, ace) == _key_after(board, king, Move(39, 1, 2))
+
+
+def _settled(board: Board, move: Move) -> bool:
+    """Whether ``move`` takes a card off its face-up successor into an empty column."""
+    col = board.columns[move.source]
+    row = col.index(move.card)
+    return (
+        not board.columns[move.target]
+        and row > board.down[move.source]
+        and col[row - 1] == move.card + 1
+    )
+
+
+def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns() -> None:
+    rng = random.Random(7)
+    without = ALL_RULES - {"settled"}
+    seen = {"left out": 0, "kept before the deal": 0, "kept": 0}
+    for _ in range(40):
+        board = Board.new("wasp", rng.randrange(32001, 10**20), rng.choice(("any-time", "when-stuck")))
+        for _ in range(120):
+            legal = board.legal_moves()
+            if not legal:
+                break
+            ours = {DEAL if m[0] < 0 else Move(*m) for m in _state(board).moves(every_empty=True)}
+            plain = _state(board, rules=without).moves(every_empty=True)
+            theirs = {DEAL if m[0] < 0 else Move(*m) for m in plain}
+            assert ours <= theirs
+            for move in theirs - ours:
+                # Only a settled card's move into an empty column, and only after the deal.
+                assert move in legal and not board.stock and _settled(board, move), (board, move)
+                seen["left out"] += 1
+            for move in ours:
+                if move != DEAL and _settled(board, move):
+                    assert board.stock, (board, move)
+                    seen["kept before the deal"] += 1
+                elif move != DEAL and not board.columns[move.target]:
+                    seen["kept"] += 1
+            board.push(rng.choice(legal))
+    assert all(seen.values()), seen
+
+
+@pytest.mark.slow
+def test_rule_7_never_changes_a_wasp_verdict() -> None:
+    rng = random.Random("rule 7")
+    without = ALL_RULES - {"settled"}
+    verdicts = {Verdict.WINNABLE: 0, Verdict.UNWINNABLE: 0}
+    for index in range(300):
+        board = Board.new("wasp", rng.randrange(32001, 10**20), ("any-time", "when-stuck")[index % 2])
+        ours = solve(board, 20_000)
+        theirs = solve(board, 20_000, rules=without)
+        if Verdict.UNKNOWN in (ours.verdict, theirs.verdict):
+            continue
+        assert ours.verdict is theirs.verdict, board
+        verdicts[ours.verdict] += 1
+    assert verdicts[Verdict.WINNABLE] >= 150 and verdicts[Verdict.UNWINNABLE] >= 20, verdicts
 
 
 @pytest.mark.slow
