@@ -141,6 +141,9 @@ def solve(
     position test): slower, for cross-checking. ``rules`` picks the pruning rules by
     name instead (those of ``protocol.search.ALL_RULES``), to cross-check one rule.
     """
+    if rules is not None and not rules <= ALL_RULES:
+        unknown = ", ".join(sorted(rules - ALL_RULES))
+        raise ValueError(f"unknown pruning rules: {unknown} (known: {', '.join(sorted(ALL_RULES))})")
     limits = _budget(budget)
     start = limits.clock() if limits.clock is not None else None
     state = _state(board, prune, rules)

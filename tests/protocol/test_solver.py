@@ -321,6 +321,13 @@ def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns()
     assert all(seen.values()), seen
 
 
+def test_solve_names_the_pruning_rules_it_does_not_know() -> None:
+    board = Board.new("wasp", 1)
+    with pytest.raises(ValueError, match="unknown pruning rules: setled"):
+        solve(board, 100, rules=frozenset({"setled"}))
+    assert solve(board, 100, rules=frozenset()).nodes > 0  # no rule at all is a valid choice
+
+
 @pytest.mark.slow
 def test_rule_7_never_changes_a_wasp_verdict() -> None:
     rng = random.Random("rule 7")
