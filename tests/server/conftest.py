@@ -151,6 +151,23 @@ class Client:
             if data["type"] == kind and all(data.get(k) == v for k, v in match.items()):
                 return data
 
+    async def seen(self, kind: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
+        """Return the first message of ``kind`` (matching fields) this client has received.
+
+        Unlike :meth:`expect`, this also finds a message that an earlier ``expect`` or
+        ``request`` skipped while it waited for something else (every frame is kept in
+        ``frames``); it waits up to ``timeout`` for one to arrive.
+        """
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            for frame in self.frames:
+                data = decode_dict(frame, self.fmt, limit=1 << 22)  # type: ignore[arg-type]
+                if data["type"] == kind and all(data.get(k) == v for k, v in match.items()):
+                    return data
+            if asyncio.get_running_loop().time() >= deadline:
+                raise AssertionError(f"no {kind!r} message within {timeout} s")
+            await asyncio.sleep(0.05)
+
     async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
         """Send a request and return the answer or error carrying its ref."""
         ref = await self.send(message)
