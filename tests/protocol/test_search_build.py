@@ -20,6 +20,7 @@ import pytest
 
 import protocol.search as installed
 from protocol.game import Board, board_from_text
+from protocol.game import board as board_module
 from protocol.game.board import NO_CARD
 from protocol.game.move import CELL_BASE
 from protocol.solver import _state
@@ -56,6 +57,9 @@ def test_the_installed_search_is_the_compiled_extension() -> None:
 def test_the_search_keeps_the_engines_constants() -> None:
     assert installed.CELL_BASE == CELL_BASE
     assert installed.NO_CARD == NO_CARD
+    # The runs the search collects are the engine's (it keeps its own copy so that it
+    # imports nothing from the package and compiles alone).
+    assert installed._RUNS == board_module._RUNS
 
 
 def _run(module: ModuleType, board: Board, nodes: int) -> tuple[int, list[tuple[int, int, int]], int]:
