@@ -156,6 +156,7 @@ class Search:
         celled: list[tuple[int, int, int]] = []
         out: list[tuple[int, int, int]] = []
         empty: list[int] = []
+        idle = False
         for target in range(n):
             col = cols[target]
             if not col:
@@ -188,14 +189,15 @@ class Search:
                     empty = empty[:1]
             leaders: list[tuple[int, int]] = []
             if self.wasp:
-                # Rule 7: after the deal, a card lying on its face-up successor never moves
-                # into an empty column.
-                settled = not self.stock and "settled" in self.rules
+                # Rule 7: a card lying on its face-up successor never moves into an empty
+                # column, once the reserve is dealt or while it may be dealt only when stuck.
+                settled = (not self.stock or not self.any_time) and "settled" in self.rules
                 for source, col in enumerate(cols):
                     first = down[source]
                     for row in range(max(first, 1), len(col)):
                         card = col[row]
                         if settled and row > first and col[row - 1] == card + 1:
+                            idle = True
                             continue
                         leaders.append((card, source))
             else:
@@ -210,7 +212,8 @@ class Search:
             for card, source in leaders:
                 for target in empty:
                     out.append((card, source, target))
-        if self.stock and (self.any_time or not out):
+        # Under the when-stuck rule the deal is legal only when no move is, idle ones too.
+        if self.stock and (self.any_time or not (out or idle)):
             out.append((-1, -1, -1))
         return out
 

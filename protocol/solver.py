@@ -30,8 +30,9 @@ proofs are in ``docs/solver.md``:
    the other order reaches the same position (sleep sets). The table keeps the moves
    asleep where a position was explored; reached again with some of them awake, the
    position tries just those (or all its moves, when fewer are asleep now).
-7. *Settled cards (Wasp).* After the deal, a card lying on its face-up successor is never
-   moved into an empty column: a shortest win never does it.
+7. *Settled cards (Wasp).* After the deal, and before it under the when-stuck rule, a
+   card lying on its face-up successor is never moved into an empty column: a shortest
+   win never does it.
 
 The search itself lives in :mod:`protocol.search`, which keeps the position in plain lists
 that mirror :class:`~protocol.game.Board` exactly (same column indices, same face-down

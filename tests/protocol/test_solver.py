@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
-from protocol.game import DEAL, Board, Move, board_from_text, move_from_json
+from protocol.game import DEAL, Board, Move, ReserveRule, board_from_text, move_from_json
 from protocol.search import ALL_RULES
 from protocol.solver import (
     Budget,
@@ -296,7 +296,7 @@ def _settled(board: Board, move: Move) -> bool:
 def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns() -> None:
     rng = random.Random(7)
     without = ALL_RULES - {"settled"}
-    seen = {"left out": 0, "kept before the deal": 0, "kept": 0}
+    seen = {"left out": 0, "left out before the deal": 0, "kept before the deal": 0, "kept": 0}
     for _ in range(40):
         board = Board.new("wasp", rng.randrange(32001, 10**20), rng.choice(("any-time", "when-stuck")))
         for _ in range(120):
@@ -307,18 +307,38 @@ def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns()
             plain = _state(board, rules=without).moves(every_empty=True)
             theirs = {DEAL if m[0] < 0 else Move(*m) for m in plain}
             assert ours <= theirs
+            # Under the any-time rule the deal may come between a card's leaving and its
+            # return, so there rule 7 waits for the deal; under when-stuck it never does.
+            waits = bool(board.stock) and board.rule is ReserveRule.ANY_TIME
             for move in theirs - ours:
-                # Only a settled card's move into an empty column, and only after the deal.
-                assert move in legal and not board.stock and _settled(board, move), (board, move)
-                seen["left out"] += 1
+                # Only a settled card's move into an empty column.
+                assert move in legal and not waits and _settled(board, move), (board, move)
+                seen["left out before the deal" if board.stock else "left out"] += 1
             for move in ours:
                 if move != DEAL and _settled(board, move):
-                    assert board.stock, (board, move)
+                    assert waits, (board, move)
                     seen["kept before the deal"] += 1
                 elif move != DEAL and not board.columns[move.target]:
                     seen["kept"] += 1
+            # The deal is offered exactly when the engine allows it: under when-stuck an
+            # idle move left out still makes the position not stuck.
+            assert (DEAL in ours) == (DEAL in legal), board
             board.push(rng.choice(legal))
     assert all(seen.values()), seen
+
+
+def test_rule_7_under_when_stuck_leaves_no_move_and_no_deal_when_only_idle_moves_remain() -> None:
+    # Every card at row 1 or above lies on its successor, nothing links, three columns are
+    # empty, and the reserve waits: the engine's moves are all idle, so it never deals.
+    board = board_from_text(
+        "wasp when-stuck KHQHJHTH9H8H7H6H5H/KDQDJDTD9D8D7D/3H2HAH/5D4D3D2D/-/-/- 4h6dad SC"
+    )
+    legal = board.legal_moves()
+    assert legal and DEAL not in legal and all(_settled(board, move) for move in legal)
+    assert _state(board).moves() == []
+    assert len(_state(board, rules=ALL_RULES - {"settled"}).moves(every_empty=True)) == len(legal)
+    for rules in (ALL_RULES, ALL_RULES - {"settled"}):
+        assert solve(board, 100_000, rules=rules).verdict is Verdict.UNWINNABLE
 
 
 def test_solve_names_the_pruning_rules_it_does_not_know() -> None:
