@@ -21,7 +21,7 @@ CELL_BASE: Final = 100
 """Where a card in reserve cell ``i`` is: ``CELL_BASE + i`` (as in :mod:`protocol.game.move`)."""
 NO_CARD: Final = -1
 """An empty reserve cell (as in :mod:`protocol.game.board`)."""
-ALL_RULES: Final = frozenset({"symmetry", "links", "dead", "sleep", "commute", "settled"})
+ALL_RULES: Final = frozenset({"symmetry", "links", "tails", "dead", "sleep", "commute", "settled"})
 
 WON: Final = 0
 LOST: Final = 1
@@ -108,16 +108,19 @@ class Search:
     # -- move generation --------------------------------------------------------------------
 
     def first_link(self) -> tuple[int, int, int] | None:
-        """Return the first legal move onto a rooted run (rule 2), or ``None``.
+        """Return the first legal forced link (rule 2), or ``None``.
 
-        A column is a rooted run when it is face up and reads King, Queen, ... of one suit
-        from its bottom: nothing in it ever moves again, so a card joining its top is safe.
+        A link is forced when its target column is a rooted run (face up, reading King,
+        Queen, ... of one suit from its bottom: nothing in it ever moves again), or when the
+        card it moves carries exactly the rest of its suit down to the Ace (a complete
+        tail: none of those cards ever moves again, and nothing can join them).
         """
         cols = self.cols
         where = self.where
         hidden = self.hidden
         down = self.down
         n = self.ncols
+        tails = "tails" in self.rules
         for target in range(n):
             col = cols[target]
             if not col:
@@ -130,8 +133,19 @@ class Search:
             if source < n:
                 if source == target or hidden[card]:
                     continue
+                if tails:
+                    scol = cols[source]
+                    length = card % 13 + 1
+                    if (
+                        scol[-1] == card - card % 13
+                        and len(scol) >= length
+                        and scol[-length:] == _RUNS[card // 13][-length:]
+                    ):
+                        return (card, source, target)
             elif source >= STOCK:
                 continue
+            elif tails and not card % 13:
+                return (card, source, target)  # an Ace from a reserve cell
             head = col[0]
             if not down[target] and head % 13 == 12 and col == _RUNS[head // 13][: len(col)]:
                 return (card, source, target)

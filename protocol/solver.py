@@ -16,8 +16,9 @@ proofs are in ``docs/solver.md``:
    an empty column is sent to one representative empty column of each class only.
 2. *Forced links.* In Scorpion, Scorpion II and Three Blind Mice, once the reserve is
    dealt (or at any time under the when-stuck rule), moving ``t-1`` onto ``t`` when
-   ``t`` tops a rooted run (a face-up King-down run of one suit from row 0) never turns a
-   winnable position into an unwinnable one, so the search plays it without branching.
+   ``t`` tops a rooted run (a face-up King-down run of one suit from row 0), or when
+   ``t-1`` carries exactly the rest of its suit down to the Ace, never turns a winnable
+   position into an unwinnable one, so the search plays it without branching.
 3. *Buried successor.* In those three variants, a non-King card at or below the lowest
    face-up row whose successor lies beneath it in its column can never join it: lost.
 4. *Sleeping deal.* Under the any-time rule, the deal is not tried again after moves that

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
-from protocol.game import DEAL, Board, Move, ReserveRule, board_from_text, move_from_json
+from protocol.game import DEAL, Board, Move, ReserveRule, board_from_text, board_to_text, move_from_json
 from protocol.search import ALL_RULES
 from protocol.solver import (
     Budget,
@@ -362,6 +362,71 @@ def test_rule_7_never_changes_a_wasp_verdict() -> None:
         assert ours.verdict is theirs.verdict, board
         verdicts[ours.verdict] += 1
     assert verdicts[Verdict.WINNABLE] >= 150 and verdicts[Verdict.UNWINNABLE] >= 20, verdicts
+
+
+def _tail_links(board: Board) -> list[Move]:
+    """The legal links that carry the leading card's whole lower tail (down to its Ace)
+    onto a column that is not a rooted run: the links rule 2 forces besides rooted runs."""
+    found = []
+    for move in board.legal_moves():
+        if move.is_deal or not board.columns[move.target]:
+            continue
+        low = move.card % 13
+        tail = [move.card - rank for rank in range(low + 1)]
+        if move.source >= 100:
+            group = [move.card]
+        else:
+            column = board.columns[move.source]
+            group = column[column.index(move.card) :]
+        target = board.columns[move.target]
+        king = target[0] - target[0] % 13 + 12
+        rooted = not board.down[move.target] and target == list(range(king, king - len(target), -1))
+        if group == tail and not rooted:
+            found.append(move)
+    return found
+
+
+@pytest.mark.slow
+def test_forced_tail_links_keep_every_winnable_position_winnable() -> None:
+    # Walk winning lines found without the tail links and, wherever one is legal (and
+    # rule 2 applies: no reserve left, or when-stuck), solve again with it forced.
+    rng = random.Random("tail links")
+    without = ALL_RULES - {"tails"}
+    checked = 0
+    for index in range(240):
+        variant = ("scorpion", "scorpion-ii", "three-blind-mice")[index % 3]
+        rule = ("any-time", "when-stuck")[index // 3 % 2]
+        board = Board.new(variant, rng.randrange(32001, 10**20), rule)
+        solution = solve(board, 20_000, rules=without)
+        if solution.verdict is not Verdict.WINNABLE:
+            continue
+        position = board.copy(stack=False)
+        for move in solution.moves:
+            applies = not position.stock or position.rule is ReserveRule.WHEN_STUCK
+            if applies and _tail_links(position) and not position.is_won():
+                verdict = solve(position, 50_000).verdict
+                assert verdict is not Verdict.UNWINNABLE, board_to_text(position)
+                checked += verdict is Verdict.WINNABLE
+            position.play(move)
+    assert checked >= 100, checked
+
+
+@pytest.mark.slow
+def test_forced_tail_links_never_change_a_verdict() -> None:
+    rng = random.Random("tail verdicts")
+    without = ALL_RULES - {"tails"}
+    verdicts = {Verdict.WINNABLE: 0, Verdict.UNWINNABLE: 0}
+    for index in range(300):
+        variant = ("scorpion", "scorpion-ii", "three-blind-mice")[index % 3]
+        rule = ("any-time", "when-stuck")[index // 3 % 2]
+        board = Board.new(variant, rng.randrange(32001, 10**20), rule)
+        ours = solve(board, 20_000)
+        theirs = solve(board, 20_000, rules=without)
+        if Verdict.UNKNOWN in (ours.verdict, theirs.verdict):
+            continue
+        assert ours.verdict is theirs.verdict, board
+        verdicts[ours.verdict] += 1
+    assert verdicts[Verdict.WINNABLE] >= 30 and verdicts[Verdict.UNWINNABLE] >= 100, verdicts
 
 
 @pytest.mark.slow
