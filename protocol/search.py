@@ -504,7 +504,7 @@ class _Run:
         self.path: list[Undo] = []
         self.nodes = 0
         wasp = state.wasp
-        self.links = "links" in state.rules and not wasp
+        self.links = "links" in state.rules
         self.checks = "dead" in state.rules and not wasp
         self.table = state.dead_table() if self.checks else []
 

@@ -14,13 +14,14 @@ proofs are in ``docs/solver.md``:
    the reserve is dealt (and always in Three Blind Mice), columns 4 and up before. The key
    sorts interchangeable columns (and the open reserve cells), and a group that may enter
    an empty column is sent to one representative empty column of each class only.
-2. *Forced links.* In Scorpion, Scorpion II and Three Blind Mice, once the reserve is
-   dealt (or at any time under the when-stuck rule), moving ``t-1`` onto ``t`` when
-   ``t`` tops a rooted run (a face-up King-down run of one suit from row 0), or when
-   ``t-1`` carries exactly the rest of its suit down to the Ace, never turns a winnable
-   position into an unwinnable one, so the search plays it without branching.
-3. *Buried successor.* In those three variants, a non-King card at or below the lowest
-   face-up row whose successor lies beneath it in its column can never join it: lost.
+2. *Forced links.* In every variant, once the reserve is dealt (or at any time under
+   the when-stuck rule), moving ``t-1`` onto ``t`` when ``t`` tops a rooted run (a
+   face-up King-down run of one suit from row 0), or when ``t-1`` carries exactly the
+   rest of its suit down to the Ace, never turns a winnable position into an unwinnable
+   one, so the search plays it without branching.
+3. *Buried successor.* In Scorpion, Scorpion II and Three Blind Mice, a non-King card
+   at or below the lowest face-up row whose successor lies beneath it in its column can
+   never join it: lost.
 4. *Sleeping deal.* Under the any-time rule, the deal is not tried again after moves that
    stay clear of columns 1-3: the result is reachable from a deal already explored.
 5. *Tangled obligations.* In those three variants every non-King card not on its
