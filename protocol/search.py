@@ -21,7 +21,7 @@ CELL_BASE: Final = 100
 """Where a card in reserve cell ``i`` is: ``CELL_BASE + i`` (as in :mod:`protocol.game.move`)."""
 NO_CARD: Final = -1
 """An empty reserve cell (as in :mod:`protocol.game.board`)."""
-ALL_RULES: Final = frozenset({"symmetry", "links", "tails", "dead", "sleep", "commute", "settled"})
+ALL_RULES: Final = frozenset({"symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled"})
 
 WON: Final = 0
 LOST: Final = 1
@@ -412,8 +412,10 @@ class Search:
 
         Every non-King card not lying on its successor must lead exactly one more move, onto
         its successor; the card lying on that successor must lead first, and so must the
-        card lying on it while it is face down. A cycle of such "must lead first" relations
-        among non-King cards cannot be met, so the position is lost.
+        card lying on it while it is face down. A King that such a relation makes leave the
+        card under it leads exactly once, into an empty column (with the rule ``kings``; it
+        in turn waits for a card lying on it while it is face down). A cycle of such "must
+        lead first" relations cannot be met, so the position is lost.
         """
         cols = self.cols
         where = self.where
@@ -422,6 +424,7 @@ class Search:
         first = [-1] * 52
         second = [-1] * 52
         pending: list[int] = []
+        kings = "kings" in self.rules
         for index in range(n):
             col = cols[index]
             face_down = down[index]
@@ -429,14 +432,19 @@ class Search:
             row = -1
             for card in col:
                 row += 1
-                if card % 13 == 12 or previous == card + 1:
+                if card % 13 == 12:
+                    if kings and row < face_down:
+                        first[card] = col[row + 1]
+                    previous = card
+                    continue
+                if previous == card + 1:
                     previous = card
                     continue
                 previous = card
                 pending.append(card)
                 if row < face_down:
                     above = col[row + 1]
-                    if above % 13 != 12:
+                    if kings or above % 13 != 12:
                         first[card] = above
                 successor = card + 1
                 place = where[successor]
@@ -456,13 +464,13 @@ class Search:
                                 movers += 1
                         if not movers:
                             return True
-                        if movers == 1 and mover % 13 != 12:
+                        if movers == 1 and (kings or mover % 13 != 12):
                             second[card] = mover
                     else:
                         above = scol[srow + 1]
-                        if above % 13 != 12:
+                        if kings or above % 13 != 12:
                             second[card] = above
-                elif place < STOCK and successor % 13 != 12:
+                elif place < STOCK and (kings or successor % 13 != 12):
                     second[card] = successor
         # Depth-first search for a cycle in the "must lead first" graph.
         state = [0] * 52

@@ -364,6 +364,37 @@ def test_rule_7_never_changes_a_wasp_verdict() -> None:
     assert verdicts[Verdict.WINNABLE] >= 150 and verdicts[Verdict.UNWINNABLE] >= 20, verdicts
 
 
+def test_rule_5_follows_a_cycle_through_a_face_down_king() -> None:
+    # 5H must go onto 6H, under 9S; 9S onto TS, under the face-down 3D; 3D is under the
+    # face-down King of clubs, which 5H covers. Only the King's single lead (into an empty
+    # column) closes the cycle.
+    board = board_from_text(
+        "scorpion any-time ts3dkc5H/6H9S/KHQHJHTH9H8H7H/4H3H2HAH/KSQSJSQCJCTC9C8C7C6C5C4C3C2CAC/"
+        "8S7S6S5S4S3S2SAS/KDQDJDTD9D8D7D6D5D4D2DAD - -"
+    )
+    assert _state(board).tangled()
+    assert not _state(board, rules=ALL_RULES - {"kings"}).tangled()
+    assert solve(board, 200_000, prune=False).verdict is Verdict.UNWINNABLE
+
+
+@pytest.mark.slow
+def test_rule_5_with_kings_never_changes_a_verdict() -> None:
+    rng = random.Random("rule 5 kings")
+    without = ALL_RULES - {"kings"}
+    verdicts = {Verdict.WINNABLE: 0, Verdict.UNWINNABLE: 0}
+    for index in range(300):
+        variant = ("scorpion", "scorpion-ii", "three-blind-mice")[index % 3]
+        rule = ("any-time", "when-stuck")[index // 3 % 2]
+        board = Board.new(variant, rng.randrange(32001, 10**20), rule)
+        ours = solve(board, 20_000)
+        theirs = solve(board, 20_000, rules=without)
+        if Verdict.UNKNOWN in (ours.verdict, theirs.verdict):
+            continue
+        assert ours.verdict is theirs.verdict, board
+        verdicts[ours.verdict] += 1
+    assert verdicts[Verdict.WINNABLE] >= 30 and verdicts[Verdict.UNWINNABLE] >= 100, verdicts
+
+
 def _forced_links(board: Board, rooted_too: bool) -> list[Move]:
     """The legal links that carry the leading card's whole lower tail (down to its Ace),
     and with ``rooted_too`` those onto a rooted run: the links rule 2 forces. Without it,
