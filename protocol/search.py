@@ -68,6 +68,9 @@ class Search:
         self.rules = rules
         self.where = [FOUNDATION] * 52
         self.hidden = [False] * 52
+        # Each column's part of the key, kept until a move changes the column.
+        self.parts: list[bytes] = [b""] * self.ncols
+        self.stale: list[bool] = [True] * self.ncols
         for index, col in enumerate(self.cols):
             for row, card in enumerate(col):
                 self.where[card] = index
@@ -85,7 +88,13 @@ class Search:
         """Return the canonical key: interchangeable columns (and cells) sorted."""
         cols = self.cols
         down = self.down
-        parts = [_PREFIX[down[i]] + bytes(col) for i, col in enumerate(cols)]
+        cached = self.parts
+        stale = self.stale
+        for i in range(self.ncols):
+            if stale[i]:
+                cached[i] = _PREFIX[down[i]] + bytes(cols[i])
+                stale[i] = False
+        parts = list(cached)
         if self.stock:
             if "symmetry" in self.rules:
                 tail = parts[3:]
@@ -242,6 +251,7 @@ class Search:
         dst = cols[target]
         flipped = False
         collected: Collected | None = None
+        self.stale[target] = True
         if source >= CELL_BASE:
             self.cells[source - CELL_BASE] = NO_CARD
             dst.append(card)
@@ -251,6 +261,7 @@ class Search:
                 collected = self._collect(target, collected)
             return (card, source, target, size, flipped, collected)
         src = cols[source]
+        self.stale[source] = True
         row = src.index(card)
         group = src[row:]
         del src[row:]
@@ -275,6 +286,7 @@ class Search:
         collected: Collected | None = None
         for index, card in enumerate(stock):
             self.cols[index].append(card)
+            self.stale[index] = True
             self.where[card] = index
             self.hidden[card] = False
         self.stock = []
@@ -313,6 +325,7 @@ class Search:
         card, source, target, size, flipped, collected = undo
         cols = self.cols
         where = self.where
+        stale = self.stale
         if collected:
             for index, was_flipped, suit in reversed(collected):
                 col = cols[index]
@@ -326,6 +339,8 @@ class Search:
                 for moved in run:
                     where[moved] = index
         if card < 0:
+            for index in range(size):
+                stale[index] = True
             stock = [cols[index].pop() for index in range(size)]
             for moved in stock:
                 where[moved] = STOCK
@@ -333,6 +348,7 @@ class Search:
             self.stock = stock
             return
         dst = cols[target]
+        stale[target] = True
         if source >= CELL_BASE:
             dst.pop()
             self.cells[source - CELL_BASE] = card
@@ -341,6 +357,7 @@ class Search:
         group = dst[-size:]
         del dst[-size:]
         src = cols[source]
+        stale[source] = True
         if flipped:
             self.hidden[src[-1]] = True
             self.down[source] += 1

@@ -195,6 +195,9 @@ def test_the_internal_position_follows_the_engine_move_for_move() -> None:
                     assert state.stock == board.stock
                     assert state.cells == board.cells
                     assert state.found == len(board.foundations)
+                    # The key, kept column by column as moves are made and taken back,
+                    # is the key of the same position set up afresh.
+                    assert state.key() == _state(board, prune=False).key()
                     if not ours or (undos and rng.random() < 0.15):
                         if not undos:
                             break
