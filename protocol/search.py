@@ -165,8 +165,9 @@ class Search:
 
         Unless ``every_empty`` (or pruning is off), a group entering an empty column goes
         to one representative of each class of interchangeable empty columns only. With
-        rule 7 (Wasp, after the deal), a card lying on its face-up successor does not
-        lead into an empty column.
+        rule 7 (Wasp, after the deal, or before it under when-stuck), a card lying on its
+        face-up successor does not lead into an empty column; under when-stuck such a move
+        still keeps the deal from being offered.
         """
         cols = self.cols
         where = self.where
