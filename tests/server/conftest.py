@@ -84,6 +84,11 @@ def start_node(redis_url: str, tmp_path: Path) -> Iterator[NodeFactory]:
         node.stop(signal.SIGKILL)
 
 
+def _matches(data: dict[str, Any], kind: str, match: dict[str, Any]) -> bool:
+    """Whether a received message is of ``kind`` and has every field of ``match``."""
+    return data["type"] == kind and all(data.get(k) == v for k, v in match.items())
+
+
 class Client:
     """A scripted protocol client that records every frame it receives."""
 
@@ -148,7 +153,7 @@ class Client:
                 raise AssertionError(f"no {kind!r} message within {timeout} s") from None
             if data["type"] == "_closed" and kind != "_closed":
                 raise AssertionError(f"connection closed while waiting for {kind!r}: {data['error']}")
-            if data["type"] == kind and all(data.get(k) == v for k, v in match.items()):
+            if _matches(data, kind, match):
                 return data
 
     async def seen(self, kind: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
@@ -162,7 +167,7 @@ class Client:
         while True:
             for frame in self.frames:
                 data = decode_dict(frame, self.fmt, limit=1 << 22)  # type: ignore[arg-type]
-                if data["type"] == kind and all(data.get(k) == v for k, v in match.items()):
+                if _matches(data, kind, match):
                     return data
             if asyncio.get_running_loop().time() >= deadline:
                 raise AssertionError(f"no {kind!r} message within {timeout} s")
