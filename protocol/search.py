@@ -431,9 +431,10 @@ class Search:
         Every non-King card not lying on its successor must lead exactly one more move, onto
         its successor; the card lying on that successor must lead first, and so must the
         card lying on it while it is face down. A King that such a relation makes leave the
-        card under it leads exactly once, into an empty column (with the rule ``kings``; it
-        in turn waits for a card lying on it while it is face down). A cycle of such "must
-        lead first" relations cannot be met, so the position is lost.
+        card under it does so exactly once, by leading into an empty column or by being
+        collected with its run where it lies (with the rule ``kings``; it in turn waits for
+        a card lying on it while it is face down). A cycle of such "must happen first"
+        relations cannot be met, so the position is lost.
         """
         cols = self.cols
         where = self.where

@@ -25,9 +25,10 @@ proofs are in ``docs/solver.md``:
 4. *Sleeping deal.* Under the any-time rule, the deal is not tried again after moves that
    stay clear of columns 1-3: the result is reachable from a deal already explored.
 5. *Tangled obligations.* In those three variants every non-King card not on its
-   successor must lead exactly once more, and so must a King that has to leave the card
-   under it; if the "must lead first" relations between them form a cycle, the position
-   is lost.
+   successor must lead exactly once more, and a King that has to leave the card under it
+   does so exactly once (by leading into an empty column, or collected with its run where
+   it lies); if the "must happen first" relations between these events form a cycle, the
+   position is lost.
 6. *Commuting moves.* In those three variants, after the deal, a move's child does not
    try the moves tried before it (or asleep where it was made) that commute with it:
    the other order reaches the same position (sleep sets). The table keeps the moves
