@@ -27,10 +27,12 @@ WON: Final = 0
 LOST: Final = 1
 UNDECIDED: Final = 2
 
-_RUNS: tuple[list[int], ...] = tuple([suit * 13 + rank for rank in range(12, -1, -1)] for suit in range(4))
-_PREFIX = tuple(bytes((200 + n,)) for n in range(52))
-_PRE_DEAL = b"\xff"
-_CELLS = b"\xfe"
+_RUNS: Final[tuple[list[int], ...]] = tuple(
+    [suit * 13 + rank for rank in range(12, -1, -1)] for suit in range(4)
+)
+_PREFIX: Final = tuple(bytes((200 + n,)) for n in range(52))
+_PRE_DEAL: Final = b"\xff"
+_CELLS: Final = b"\xfe"
 _KINGS: Final = (1 << 12) | (1 << 25) | (1 << 38) | (1 << 51)
 
 Collected = list[tuple[int, bool, int]]
@@ -66,6 +68,11 @@ class Search:
         self.wasp = wasp
         self.any_time = any_time
         self.rules = rules
+        # The rules' flags, read on every move (a set lookup each time costs).
+        self.symmetry = "symmetry" in rules
+        self.tails = "tails" in rules
+        self.settled = "settled" in rules
+        self.kings = "kings" in rules
         self.where = [FOUNDATION] * 52
         self.hidden = [False] * 52
         # Each column's part of the key, kept until a move changes the column.
@@ -96,18 +103,18 @@ class Search:
                 stale[i] = False
         parts = list(cached)
         if self.stock:
-            if "symmetry" in self.rules:
+            if self.symmetry:
                 tail = parts[3:]
                 tail.sort()
                 parts = parts[:3] + tail
             key = _PRE_DEAL + b"".join(parts)
         else:
-            if "symmetry" in self.rules:
+            if self.symmetry:
                 parts.sort()
             key = b"".join(parts)
         if self.cells:
             cells = [c for c in self.cells if c != NO_CARD]
-            if "symmetry" in self.rules:
+            if self.symmetry:
                 cells.sort()
                 key += _CELLS + bytes(cells)
             else:
@@ -129,7 +136,7 @@ class Search:
         hidden = self.hidden
         down = self.down
         n = self.ncols
-        tails = "tails" in self.rules
+        tails = self.tails
         for target in range(n):
             col = cols[target]
             if not col:
@@ -205,7 +212,7 @@ class Search:
         if turning or emptying or celled:
             out = turning + emptying + celled + out
         if empty:
-            if not every_empty and "symmetry" in self.rules:
+            if not every_empty and self.symmetry:
                 if self.stock:
                     rest = [e for e in empty if e >= 3]
                     empty = [e for e in empty if e < 3] + rest[:1]
@@ -215,7 +222,7 @@ class Search:
             if self.wasp:
                 # Rule 7: a card lying on its face-up successor never moves into an empty
                 # column, once the reserve is dealt or while it may be dealt only when stuck.
-                settled = (not self.stock or not self.any_time) and "settled" in self.rules
+                settled = (not self.stock or not self.any_time) and self.settled
                 for source, col in enumerate(cols):
                     first = down[source]
                     for row in range(max(first, 1), len(col)):
@@ -443,7 +450,7 @@ class Search:
         first = [-1] * 52
         second = [-1] * 52
         pending: list[int] = []
-        kings = "kings" in self.rules
+        kings = self.kings
         for index in range(n):
             col = cols[index]
             face_down = down[index]
