@@ -34,6 +34,8 @@ _PREFIX: Final = tuple(bytes((200 + n,)) for n in range(52))
 _PRE_DEAL: Final = b"\xff"
 _CELLS: Final = b"\xfe"
 _KINGS: Final = (1 << 12) | (1 << 25) | (1 << 38) | (1 << 51)
+_LINKS: Final = (1 << 52) - 1
+"""The bits of links in a sleep set; in Wasp, bit ``52 + x`` names ``x``'s move into an empty column."""
 
 Collected = list[tuple[int, bool, int]]
 Undo = tuple[int, int, int, int, bool, Collected | None]
@@ -374,29 +376,52 @@ class Search:
         for moved in group:
             where[moved] = source
 
-    def commuting(self, mask: int, card: int) -> int:
-        """Keep the moves of ``mask`` (bits by leading card) that commute with ``card``'s move.
+    def bit(self, card: int, target: int) -> int:
+        """Return the sleep-set bit of the move of ``card`` to column ``target`` (rule 6).
+
+        A move is named by the card that leads it; in Wasp, where a card may have both a
+        link and a move into an empty column, the latter is bit ``52 + card``.
+        """
+        if self.wasp and not self.cols[target]:
+            return card + 52
+        return card
+
+    def commuting(self, mask: int, card: int, target: int) -> int:
+        """Keep the moves of ``mask`` (bits as :meth:`bit`) that commute with ``card``'s
+        move to column ``target``.
 
         Rule 6: two links ``a -> a+1`` and ``b -> b+1`` legal in one position commute unless
         they cross (``b+1`` tops the column of ``a`` and ``b`` lies in the column ``a+1``
-        tops: either move would put one's target above the other's card); a King into an
-        empty column commutes with every link, and with another King's when two columns
-        are empty.
+        tops: either move would put one's target above the other's card); a move into an
+        empty column (a King's, or in Wasp any card's) commutes with every link of another
+        card, and with another move into an empty column when two columns are empty, except
+        that a move that would collect the run of the King moved does not commute with it.
         """
-        mask &= ~(1 << card)
-        if not mask:
-            return mask
         cols = self.cols
-        if card % 13 == 12:
-            if sum(1 for col in cols if not col) < 2:
-                mask &= ~_KINGS
+        if self.wasp:
+            mask &= ~((1 << card) | (1 << (card + 52)))
+            if not cols[target]:
+                if mask > _LINKS and sum(1 for col in cols if not col) < 2:
+                    mask &= _LINKS
+                if mask and card % 13 == 12:
+                    mask &= ~self.collectors(card)
+                return mask
+        else:
+            mask &= ~(1 << card)
+            if card % 13 == 12:
+                if mask & _KINGS and sum(1 for col in cols if not col) < 2:
+                    mask &= ~_KINGS
+                if mask:
+                    mask &= ~self.collectors(card)
+                return mask
+        if not mask:
             return mask
         where = self.where
         n = self.ncols
         home = where[card]
         onto = where[card + 1]
         top = cols[home][-1] if home < n else -1
-        rest = mask & ~_KINGS
+        rest = mask & _LINKS & ~_KINGS
         while rest:
             low = rest & -rest
             rest ^= low
@@ -405,6 +430,41 @@ class Search:
             if there == onto and top == other + 1:
                 mask ^= low
         return mask
+
+    def collectors(self, king: int) -> int:
+        """Return the moves (bits as :meth:`bit`) that would collect ``king``'s run.
+
+        That is the link completing a natural run from ``king`` to its column's top (the
+        card carrying the rest of the suit down to the Ace), or any move of the card lying
+        on the Ace of a run already complete from ``king``.
+        """
+        source = self.where[king]
+        n = self.ncols
+        if source >= n:
+            return 0
+        col = self.cols[source]
+        end = col.index(king)
+        size = len(col)
+        while end + 1 < size and col[end] % 13 and col[end + 1] == col[end] - 1:
+            end += 1
+        if not col[end] % 13:
+            if end + 1 == size:
+                return 0
+            card = col[end + 1]
+            return (1 << card) | (1 << (card + 52)) if self.wasp else 1 << card
+        if end + 1 < size:
+            return 0
+        card = col[end] - 1
+        place = self.where[card]
+        if place < n:
+            scol = self.cols[place]
+            length = card % 13 + 1
+            tail = _RUNS[card // 13][-length:]
+            if scol[-1] != card - card % 13 or len(scol) < length or scol[-length:] != tail:
+                return 0
+        elif place >= STOCK or card % 13:
+            return 0
+        return 1 << card
 
     def dead_table(self) -> list[tuple[int, list[bool]]]:
         """Return, per column with face-down cards, whether it is dead at each face-down count.
@@ -568,7 +628,8 @@ class _Run:
                 if link is None:
                     break
                 if sleep:
-                    sleep = state.commuting(sleep, link[0])
+                    # Wasp's rule 2 is not proved by swaps: its sleep set starts afresh.
+                    sleep = 0 if state.wasp else state.commuting(sleep, link[0], link[2])
                 undo = state.push(link[0], link[1], link[2])
                 path.append(undo)
                 self.nodes += 1
@@ -601,9 +662,9 @@ class _Run:
         if asleep and moves and moves[-1][0] < 0:
             moves.pop()
         if again:
-            moves = [m for m in moves if m[0] >= 0 and again >> m[0] & 1]
+            moves = [m for m in moves if m[0] >= 0 and again >> state.bit(m[0], m[2]) & 1]
         elif sleep:
-            moves = [m for m in moves if m[0] < 0 or not sleep >> m[0] & 1]
+            moves = [m for m in moves if m[0] < 0 or not sleep >> state.bit(m[0], m[2]) & 1]
         return moves, sleep
 
     def line(self) -> list[tuple[int, int, int]]:
@@ -622,7 +683,9 @@ def search(
     ``(-1, -1, -1)``), and the nodes used.
     """
     deadline = clock() + seconds if clock is not None and seconds is not None else None
-    commute = "commute" in state.rules and not state.wasp
+    # Rule 6 in Wasp rests on rule 7 (its search is acyclic, and its moves are named by card
+    # and kind).
+    commute = "commute" in state.rules and (not state.wasp or "settled" in state.rules)
     run = _Run(state)
     path = run.path
     if state.found == 4:
@@ -658,8 +721,8 @@ def search(
         # position's own sleepers, that commute with it.
         child = 0
         if commute and card >= 0 and not state.stock:
-            child = state.commuting(sleep | done[-1], card)
-            done[-1] |= 1 << card
+            child = state.commuting(sleep | done[-1], card, move[2])
+            done[-1] |= 1 << state.bit(card, move[2])
         path.append(state.push(card, move[1], move[2]))
         run.nodes += 1
         nodes = run.nodes

@@ -29,11 +29,12 @@ proofs are in ``docs/solver.md``:
    does so exactly once (by leading into an empty column, or collected with its run where
    it lies); if the "must happen first" relations between these events form a cycle, the
    position is lost.
-6. *Commuting moves.* In those three variants, after the deal, a move's child does not
-   try the moves tried before it (or asleep where it was made) that commute with it:
-   the other order reaches the same position (sleep sets). The table keeps the moves
-   asleep where a position was explored; reached again with some of them awake, the
-   position tries just those (or all its moves, when fewer are asleep now).
+6. *Commuting moves.* After the deal (in Wasp, where rule 7 holds), a move's child does
+   not try the moves tried before it (or asleep where it was made) that commute with it:
+   the other order reaches the same position (sleep sets; in Wasp a move is named by its
+   card and whether it is a link or a move into an empty column). The table keeps the
+   moves asleep where a position was explored; reached again with some of them awake,
+   the position tries just those (or all its moves, when fewer are asleep now).
 7. *Settled cards (Wasp).* After the deal, and before it under the when-stuck rule, a
    card lying on its face-up successor is never moved into an empty column: a shortest
    win never does it.

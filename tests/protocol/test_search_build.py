@@ -106,4 +106,4 @@ def test_the_compiled_and_the_plain_position_agree_on_keys_and_moves() -> None:
     )
     assert ours.key() == theirs.key()
     assert ours.moves() == theirs.moves()
-    assert ours.commuting(1 << 51, 39) == theirs.commuting(1 << 51, 39)
+    assert ours.commuting(1 << 51, 39, 0) == theirs.commuting(1 << 51, 39, 0)
