@@ -35,7 +35,9 @@ _PRE_DEAL: Final = b"\xff"
 _CELLS: Final = b"\xfe"
 _KINGS: Final = (1 << 12) | (1 << 25) | (1 << 38) | (1 << 51)
 _LINKS: Final = (1 << 52) - 1
-"""The bits of links in a sleep set; in Wasp, bit ``52 + x`` names ``x``'s move into an empty column."""
+"""The bits of links in a sleep set (:meth:`Search.bit`)."""
+_EVERY: Final = tuple(sum(1 << (card + 52 * kind) for kind in range(5)) for card in range(52))
+"""Every bit that can name a move of a card (:meth:`Search.bit`)."""
 
 Collected = list[tuple[int, bool, int]]
 Undo = tuple[int, int, int, int, bool, Collected | None]
@@ -380,9 +382,13 @@ class Search:
         """Return the sleep-set bit of the move of ``card`` to column ``target`` (rule 6).
 
         A move is named by the card that leads it; in Wasp, where a card may have both a
-        link and a move into an empty column, the latter is bit ``52 + card``.
+        link and moves into empty columns, a move into an empty column is bit ``52 + card``,
+        except before the deal into column 1, 2 or 3 (where the deal lands, so each is
+        distinct): bits ``104``, ``156`` or ``208 + card``.
         """
         if self.wasp and not self.cols[target]:
+            if self.stock and target < 3:
+                return card + 52 * (target + 2)
             return card + 52
         return card
 
@@ -399,10 +405,13 @@ class Search:
         """
         cols = self.cols
         if self.wasp:
-            mask &= ~((1 << card) | (1 << (card + 52)))
+            mask &= ~_EVERY[card]
             if not cols[target]:
-                if mask > _LINKS and sum(1 for col in cols if not col) < 2:
-                    mask &= _LINKS
+                if mask > _LINKS:
+                    if self.stock and target < 3:
+                        mask &= ~(_LINKS << (52 * (target + 2)))  # the same column
+                    elif sum(1 for col in cols[3 if self.stock else 0 :] if not col) < 2:
+                        mask &= ~(_LINKS << 52)
                 if mask and card % 13 == 12:
                     mask &= ~self.collectors(card)
                 return mask
@@ -451,7 +460,7 @@ class Search:
             if end + 1 == size:
                 return 0
             card = col[end + 1]
-            return (1 << card) | (1 << (card + 52)) if self.wasp else 1 << card
+            return _EVERY[card] if self.wasp else 1 << card
         if end + 1 < size:
             return 0
         card = col[end] - 1
@@ -684,8 +693,9 @@ def search(
     """
     deadline = clock() + seconds if clock is not None and seconds is not None else None
     # Rule 6 in Wasp rests on rule 7 (its search is acyclic, and its moves are named by card
-    # and kind).
+    # and kind); so it applies there before the deal too under when-stuck.
     commute = "commute" in state.rules and (not state.wasp or "settled" in state.rules)
+    early = commute and state.wasp and not state.any_time
     run = _Run(state)
     path = run.path
     if state.found == 4:
@@ -720,7 +730,7 @@ def search(
         # Rule 6: a move's child sleeps on the moves tried before it here, and on this
         # position's own sleepers, that commute with it.
         child = 0
-        if commute and card >= 0 and not state.stock:
+        if commute and card >= 0 and (early or not state.stock):
             child = state.commuting(sleep | done[-1], card, move[2])
             done[-1] |= 1 << state.bit(card, move[2])
         path.append(state.push(card, move[1], move[2]))

@@ -29,7 +29,7 @@ proofs are in ``docs/solver.md``:
    does so exactly once (by leading into an empty column, or collected with its run where
    it lies); if the "must happen first" relations between these events form a cycle, the
    position is lost.
-6. *Commuting moves.* After the deal (in Wasp, where rule 7 holds), a move's child does
+6. *Commuting moves.* After the deal (in Wasp wherever rule 7 holds), a move's child does
    not try the moves tried before it (or asleep where it was made) that commute with it:
    the other order reaches the same position (sleep sets; in Wasp a move is named by its
    card and whether it is a link or a move into an empty column). The table keeps the

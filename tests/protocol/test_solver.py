@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
-from protocol.game import DEAL, Board, Move, ReserveRule, board_from_text, board_to_text, move_from_json
+from protocol.game import (
+    DEAL,
+    Board,
+    Move,
+    ReserveRule,
+    board_from_text,
+    board_to_text,
+    card_from_text,
+    move_from_json,
+)
 from protocol.search import ALL_RULES
 from protocol.solver import (
     Budget,
@@ -231,14 +240,17 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
     The one exception it allows: a move that collects the run of a King whose move it keeps
     asleep (the King is gone afterwards, and playing it first changes nothing). In Wasp a
     move is named by its card and its kind (a link, or a move into an empty column); a card's
-    two moves never commute (after its link it lies on its successor and stays there).
+    two moves never commute (after its link it lies on its successor and stays there). Wasp
+    under when-stuck is checked before the deal too, where columns 1-3 are distinct.
     """
     rng = random.Random(6)
-    seen = {"commute": 0, "depend": 0, "absorbed": 0, "kings": 0, "wasp link and empty": 0, "wasp empty": 0}
-    for variant in ("scorpion", "scorpion-ii", "three-blind-mice", "wasp"):
+    names = ("commute", "depend", "kings", "wasp link and empty", "wasp empty", "before the deal")
+    seen = dict.fromkeys(names, 0)
+    cases = [(variant, "any-time") for variant in ("scorpion", "scorpion-ii", "three-blind-mice", "wasp")]
+    for variant, rule in [*cases, ("wasp", "when-stuck")]:
         for _ in range(10):
-            board = Board.new(variant, rng.randrange(32001, 10**20), "any-time")
-            if board.stock:
+            board = Board.new(variant, rng.randrange(32001, 10**20), rule)
+            if board.stock and rule == "any-time":
                 board.push(DEAL)
             for _ in range(80):
                 moves = _moves_by_bit(board)
@@ -270,7 +282,8 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
                             and _key_after(board, first) == _key_after(board, second, x_after_y)
                         )
                         assert kept == (commute or absorbed), (board, first, second)
-                        seen["commute" if commute else "absorbed" if absorbed else "depend"] += 1
+                        seen["commute" if commute else "depend"] += not absorbed
+                        seen["before the deal"] += bool(board.stock) and not absorbed
                         if variant != "wasp":
                             seen["kings"] += x % 13 == 12 and y % 13 == 12
                         else:
@@ -297,6 +310,23 @@ def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
     assert 51 not in _moves_by_bit(board) and len(board.foundations) == 3
     board.pop()
     assert _key_after(board, ace) == _key_after(board, king, Move(39, 1, 2))
+
+
+def test_rule_6_in_wasp_before_the_deal_tells_columns_1_to_3_from_the_rest() -> None:
+    # Under when-stuck Wasp keeps sleep sets before the deal, where column 1 (the deal lands
+    # on it) and column 5 are both empty: two moves into column 5 do not commute (after one,
+    # the other can only go to column 1, a different move), a move into column 1 and one
+    # into column 5 do, and two into column 1 do not.
+    board = board_from_text(
+        "wasp when-stuck -/KSQSJSTS9S8S7S/KHQHJHTH9H8H7H/6S5H4S/-/6H5S4H/3H2HAH 3s2sas DC"
+    )
+    state = _state(board)
+    five_h, five_s = card_from_text("5H"), card_from_text("5S")
+    assert {state.bit(five_h, 4), state.bit(five_s, 4), state.bit(five_s, 0)} <= set(_moves_by_bit(board))
+    assert not state.commuting(1 << state.bit(five_s, 4), five_h, 4)
+    assert state.commuting(1 << state.bit(five_s, 0), five_h, 4)
+    assert state.commuting(1 << state.bit(five_s, 4), five_h, 0)
+    assert not state.commuting(1 << state.bit(five_s, 0), five_h, 0)
 
 
 def _settled(board: Board, move: Move) -> bool:
