@@ -167,8 +167,14 @@ class Search:
             elif tails and not card % 13:
                 return (card, source, target)  # an Ace from a reserve cell
             head = col[0]
-            if not down[target] and head % 13 == 12 and col == _RUNS[head // 13][: len(col)]:
-                return (card, source, target)
+            # Rooted: a face-up King at row 0 with its suit in order up to the top (checked
+            # in place, without slicing a list at every arrival).
+            if not down[target] and head % 13 == 12 and len(col) <= 13 and head - len(col) + 1 == top:
+                row = len(col) - 1
+                while row and col[row - 1] == col[row] + 1:
+                    row -= 1
+                if not row:
+                    return (card, source, target)
         return None
 
     def moves(self, every_empty: bool = False) -> list[tuple[int, int, int]]:
@@ -647,8 +653,9 @@ class _Run:
         if state.found < 4:
             key = state.key()
             seen = self.seen
-            stored = seen.get(key)
-            if stored is not None:
+            size = len(seen)
+            stored = seen.setdefault(key, sleep)  # one lookup: a new key is stored at once
+            if len(seen) == size:
                 if not stored & ~sleep:
                     self.unwind(base)
                     return None
@@ -666,7 +673,6 @@ class _Run:
                     seen[key] = 0
                     self.unwind(base)
                     return None
-                seen[key] = sleep
         moves = state.moves()
         if asleep and moves and moves[-1][0] < 0:
             moves.pop()

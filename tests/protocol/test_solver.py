@@ -329,6 +329,16 @@ def test_rule_6_in_wasp_before_the_deal_tells_columns_1_to_3_from_the_rest() -> 
     assert not state.commuting(1 << state.bit(five_s, 0), five_h, 0)
 
 
+def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> None:
+    # The King of diamonds lies on the complete hearts run (King of hearts at row 0), so the
+    # card numbers run on without a break across the suits; the column is not rooted, and the
+    # forced link is the complete tail of diamonds onto the Queen, not the Queen onto the King.
+    board = board_from_text(
+        "scorpion any-time KHQHJHTH9H8H7H6H5H4H3H2HAHKD/QD/JDTD9D8D7D6D5D4D3D2DAD/-/-/-/- - SC"
+    )
+    assert _state(board).first_link() == (card_from_text("JD"), 2, 1)
+
+
 def _settled(board: Board, move: Move) -> bool:
     """Whether ``move`` takes a card off its face-up successor into an empty column."""
     col = board.columns[move.source]
