@@ -78,6 +78,8 @@ class Search:
         self.settled = "settled" in rules
         self.kings = "kings" in rules
         self.where = [FOUNDATION] * 52
+        self.row = [0] * 52
+        """Each card's row in its column, while it is in one (kept by every move)."""
         self.hidden = [False] * 52
         # Each column's part of the key, kept until a move changes the column.
         self.parts: list[bytes] = [b""] * self.ncols
@@ -85,6 +87,7 @@ class Search:
         for index, col in enumerate(self.cols):
             for row, card in enumerate(col):
                 self.where[card] = index
+                self.row[card] = row
                 self.hidden[card] = row < self.down[index]
         for card in self.stock:
             self.where[card] = STOCK
@@ -210,7 +213,7 @@ class Search:
             source = where[card]
             if source < n:
                 if source != target and not hidden[card]:
-                    row = cols[source].index(card)
+                    row = self.row[card]
                     if not row:
                         emptying.append((card, source, target))
                     elif row == down[source]:
@@ -272,6 +275,7 @@ class Search:
         self.stale[target] = True
         if source >= CELL_BASE:
             self.cells[source - CELL_BASE] = NO_CARD
+            self.row[card] = len(dst)
             dst.append(card)
             where[card] = target
             size = 1
@@ -280,7 +284,8 @@ class Search:
             return (card, source, target, size, flipped, collected)
         src = cols[source]
         self.stale[source] = True
-        row = src.index(card)
+        rows = self.row
+        row = rows[card]
         group = src[row:]
         del src[row:]
         if row and row == self.down[source]:
@@ -288,9 +293,12 @@ class Search:
             self.turned += 1
             self.hidden[src[-1]] = False
             flipped = True
+        at = len(dst)
         dst += group
         for moved in group:
             where[moved] = target
+            rows[moved] = at
+            at += 1
         size = len(group)
         if not dst[-1] % 13 and len(dst) >= 13:
             collected = self._collect(target, collected)
@@ -303,6 +311,7 @@ class Search:
         dealt = len(stock)
         collected: Collected | None = None
         for index, card in enumerate(stock):
+            self.row[card] = len(self.cols[index])
             self.cols[index].append(card)
             self.stale[index] = True
             self.where[card] = index
@@ -353,9 +362,12 @@ class Search:
                     self.turned -= 1
                 self.found -= 1
                 run = _RUNS[suit]
+                at = len(col)
                 col += run
                 for moved in run:
                     where[moved] = index
+                    self.row[moved] = at
+                    at += 1
         if card < 0:
             for index in range(size):
                 stale[index] = True
@@ -380,9 +392,13 @@ class Search:
             self.hidden[src[-1]] = True
             self.down[source] += 1
             self.turned -= 1
+        at = len(src)
         src += group
+        rows = self.row
         for moved in group:
             where[moved] = source
+            rows[moved] = at
+            at += 1
 
     def bit(self, card: int, target: int) -> int:
         """Return the sleep-set bit of the move of ``card`` to column ``target`` (rule 6).
@@ -458,7 +474,7 @@ class Search:
         if source >= n:
             return 0
         col = self.cols[source]
-        end = col.index(king)
+        end = self.row[king]
         size = len(col)
         while end + 1 < size and col[end] % 13 and col[end + 1] == col[end] - 1:
             end += 1
@@ -553,7 +569,7 @@ class Search:
                     scol = cols[place]
                     if scol[-1] == successor and place != index:
                         continue
-                    srow = scol.index(successor)
+                    srow = self.row[successor]
                     if place == index and srow > row:
                         # The successor lies above: one of the cards between must lead.
                         mover = -1

@@ -200,6 +200,7 @@ def test_the_internal_position_follows_the_engine_move_for_move() -> None:
                     ours = sorted(DEAL if m[0] < 0 else Move(*m) for m in state.moves(every_empty=True))
                     assert ours == sorted(board.legal_moves())
                     assert state.cols == board.columns
+                    assert all(state.row[card] == row for col in state.cols for row, card in enumerate(col))
                     assert state.down == board.down
                     assert state.stock == board.stock
                     assert state.cells == board.cells
