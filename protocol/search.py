@@ -156,18 +156,11 @@ class Search:
             if source < n:
                 if source == target or hidden[card]:
                     continue
-                if tails:
-                    scol = cols[source]
-                    length = card % 13 + 1
-                    if (
-                        scol[-1] == card - card % 13
-                        and len(scol) >= length
-                        and scol[-length:] == _RUNS[card // 13][-length:]
-                    ):
-                        return (card, source, target)
+                if tails and self.carries_tail(card, source):
+                    return (card, source, target)
             elif source >= STOCK:
                 continue
-            elif tails and not card % 13:
+            elif tails and self.carries_tail(card, source):
                 return (card, source, target)  # an Ace from a reserve cell
             head = col[0]
             # Rooted: a face-up King at row 0 with its suit in order up to the top (checked
@@ -486,16 +479,20 @@ class Search:
         if end + 1 < size:
             return 0
         card = col[end] - 1
-        place = self.where[card]
-        if place < n:
-            scol = self.cols[place]
-            length = card % 13 + 1
-            tail = _RUNS[card // 13][-length:]
-            if scol[-1] != card - card % 13 or len(scol) < length or scol[-length:] != tail:
-                return 0
-        elif place >= STOCK or card % 13:
-            return 0
-        return 1 << card
+        return 1 << card if self.carries_tail(card, self.where[card]) else 0
+
+    def carries_tail(self, card: int, source: int) -> bool:
+        """Tell whether ``card``, lying in column or cell ``source``, carries exactly the rest
+        of its suit down to the Ace (a complete tail; an Ace alone in a cell is one)."""
+        if source >= self.ncols:
+            return source < STOCK and not card % 13
+        col = self.cols[source]
+        length = card % 13 + 1
+        return (
+            col[-1] == card - card % 13
+            and len(col) >= length
+            and col[-length:] == _RUNS[card // 13][-length:]
+        )
 
     def dead_table(self) -> list[tuple[int, list[bool]]]:
         """Return, per column with face-down cards, whether it is dead at each face-down count.
