@@ -620,8 +620,8 @@ class _Run:
 
     def __init__(self, state: Search) -> None:
         self.state = state
-        # Each entered key maps to the moves asleep there when it was explored (rule 6; a
-        # bit per leading card).
+        # Each entered key maps to the moves asleep there when it was explored (rule 6; bits
+        # as ``Search.bit``).
         self.seen: dict[bytes, int] = {}
         self.path: list[Undo] = []
         self.nodes = 0
@@ -642,8 +642,9 @@ class _Run:
 
         ``asleep`` drops the deal (rule 4, the deal's sleep set): the position was reached
         from one whose deal is explored anyway, by moves that commute with the deal.
-        ``sleep`` holds the moves that need not be tried here (rule 6, a bit per leading
-        card); the answer carries it on, after the forced links, for the children.
+        ``sleep`` holds the moves that need not be tried here (rule 6, bits as
+        :meth:`Search.bit`); the answer carries it on, after the forced links, for the
+        children.
         ``seen_at`` is what rules 3 and 5 last ran at on the path (see ``search``).
         """
         state = self.state
