@@ -31,6 +31,7 @@ _RUNS: Final[tuple[list[int], ...]] = tuple(
     [suit * 13 + rank for rank in range(12, -1, -1)] for suit in range(4)
 )
 _PREFIX: Final = tuple(bytes((200 + n,)) for n in range(52))
+_BYTE: Final = tuple(bytes((card,)) for card in range(52))
 _PRE_DEAL: Final = b"\xff"
 _CELLS: Final = b"\xfe"
 _KINGS: Final = (1 << 12) | (1 << 25) | (1 << 38) | (1 << 51)
@@ -40,7 +41,7 @@ _EVERY: Final = tuple(sum(1 << (card + 52 * kind) for kind in range(5)) for card
 """Every bit that can name a move of a card (:meth:`Search.bit`)."""
 
 Collected = list[tuple[int, bool, int]]
-Undo = tuple[int, int, int, int, bool, Collected | None]
+Undo = tuple[int, int, int, int, bool, Collected | None, bytes, bytes]
 
 
 class Search:
@@ -81,9 +82,12 @@ class Search:
         self.row = [0] * 52
         """Each card's row in its column, while it is in one (kept by every move)."""
         self.hidden = [False] * 52
-        # Each column's part of the key, kept until a move changes the column.
-        self.parts: list[bytes] = [b""] * self.ncols
-        self.stale: list[bool] = [True] * self.ncols
+        # Each column's part of the key (its face-down count, then its cards), kept by every
+        # move; and the order the parts go into the key in (see ``key``), redone only when a
+        # column empties or fills.
+        self.parts: list[bytes] = []
+        self.order: list[int] = []
+        self.reorder = True
         for index, col in enumerate(self.cols):
             for row, card in enumerate(col):
                 self.where[card] = index
@@ -95,30 +99,29 @@ class Search:
         for index, card in enumerate(self.cells):
             if card != NO_CARD:
                 self.where[card] = CELL_BASE + index
+        self.parts = [self._part(index) for index in range(self.ncols)]
 
     # -- keys -----------------------------------------------------------------------------
 
+    def _part(self, index: int) -> bytes:
+        return _PREFIX[self.down[index]] + bytes(self.cols[index])
+
     def key(self) -> bytes:
-        """Return the canonical key: interchangeable columns (and cells) sorted."""
-        cols = self.cols
-        down = self.down
-        cached = self.parts
-        stale = self.stale
-        for i in range(self.ncols):
-            if stale[i]:
-                cached[i] = _PREFIX[down[i]] + bytes(cols[i])
-                stale[i] = False
-        parts = list(cached)
+        """Return the canonical key: interchangeable columns (and cells) in a fixed order.
+
+        With rule 1, the interchangeable columns (all of them once the reserve is dealt;
+        columns 4 on before) go into the key ordered by their bottom cards, empty ones last:
+        no two columns share a bottom card, so positions that differ only by the order of
+        those columns get the same key, and the order changes only when a column empties or
+        fills. (Each part starts with a byte above any card's, so the key reads back
+        unambiguously.)
+        """
+        if self.reorder:
+            self._order()
+        parts = self.parts
+        key = b"".join([parts[i] for i in self.order])
         if self.stock:
-            if self.symmetry:
-                tail = parts[3:]
-                tail.sort()
-                parts = parts[:3] + tail
-            key = _PRE_DEAL + b"".join(parts)
-        else:
-            if self.symmetry:
-                parts.sort()
-            key = b"".join(parts)
+            key = _PRE_DEAL + key
         if self.cells:
             cells = [c for c in self.cells if c != NO_CARD]
             if self.symmetry:
@@ -127,6 +130,45 @@ class Search:
             else:
                 key += _CELLS + bytes(c + 1 for c in self.cells)
         return key
+
+    def _order(self) -> None:
+        cols = self.cols
+        n = self.ncols
+        if not self.symmetry:
+            self.order = list(range(n))
+        else:
+            fixed = 3 if self.stock else 0
+            bottoms = [cols[i][0] for i in range(fixed, n) if cols[i]]
+            bottoms.sort()
+            where = self.where
+            self.order = (
+                list(range(fixed))
+                + [where[card] for card in bottoms]
+                + [i for i in range(fixed, n) if not cols[i]]
+            )
+        self.reorder = False
+
+    def _place(self, index: int) -> None:
+        """Put column ``index``, just emptied or filled, back in its place in the key's order.
+
+        Empty columns all give the same part, so where they go among themselves does not
+        matter: an emptied column goes last. (An emptied column must be placed before one
+        filled by the same move, as the search for the filled one's place reads the rest.)
+        """
+        if self.reorder or not self.symmetry or (self.stock and index < 3):
+            return
+        order = self.order
+        cols = self.cols
+        order.remove(index)
+        col = cols[index]
+        if col:
+            bottom = col[0]
+            for at in range(3 if self.stock else 0, len(order)):
+                other = cols[order[at]]
+                if not other or other[0] > bottom:
+                    order.insert(at, index)
+                    return
+        order.append(index)
 
     # -- move generation --------------------------------------------------------------------
 
@@ -263,29 +305,40 @@ class Search:
         if card < 0:
             return self._deal()
         dst = cols[target]
+        parts = self.parts
+        old_dst = parts[target]
         flipped = False
         collected: Collected | None = None
-        self.stale[target] = True
+        filled = not dst
         if source >= CELL_BASE:
             self.cells[source - CELL_BASE] = NO_CARD
             self.row[card] = len(dst)
             dst.append(card)
             where[card] = target
-            size = 1
+            parts[target] = old_dst + _BYTE[card]
+            if filled:
+                self._place(target)
             if not card % 13 and len(dst) >= 13:
                 collected = self._collect(target, collected)
-            return (card, source, target, size, flipped, collected)
+            return (card, source, target, 1, flipped, collected, b"", old_dst)
         src = cols[source]
-        self.stale[source] = True
+        old_src = parts[source]
         rows = self.row
         row = rows[card]
         group = src[row:]
         del src[row:]
-        if row and row == self.down[source]:
+        # The parts follow by slicing (the group's bytes are the end of the source's part).
+        parts[target] = old_dst + old_src[row + 1 :]
+        if not row:
+            parts[source] = old_src[:1]
+        elif row == self.down[source]:
             self.down[source] = row - 1
             self.turned += 1
             self.hidden[src[-1]] = False
             flipped = True
+            parts[source] = _PREFIX[row - 1] + old_src[1 : row + 1]
+        else:
+            parts[source] = old_src[: row + 1]
         at = len(dst)
         dst += group
         for moved in group:
@@ -293,11 +346,15 @@ class Search:
             rows[moved] = at
             at += 1
         size = len(group)
+        if not src:
+            self._place(source)
+        if filled:
+            self._place(target)
         if not dst[-1] % 13 and len(dst) >= 13:
             collected = self._collect(target, collected)
         if src and not src[-1] % 13 and len(src) >= 13:
             collected = self._collect(source, collected)
-        return (card, source, target, size, flipped, collected)
+        return (card, source, target, size, flipped, collected, old_src, old_dst)
 
     def _deal(self) -> Undo:
         stock = self.stock
@@ -306,15 +363,16 @@ class Search:
         for index, card in enumerate(stock):
             self.row[card] = len(self.cols[index])
             self.cols[index].append(card)
-            self.stale[index] = True
             self.where[card] = index
             self.hidden[card] = False
         self.stock = []
+        self.reorder = True
         for index in range(dealt):
+            self.parts[index] = self._part(index)
             col = self.cols[index]
             if not col[-1] % 13 and len(col) >= 13:
                 collected = self._collect(index, collected)
-        return (-1, -1, -1, dealt, False, collected)
+        return (-1, -1, -1, dealt, False, collected, b"", b"")
 
     def _collect(self, index: int, collected: Collected | None) -> Collected | None:
         col = self.cols[index]
@@ -338,15 +396,18 @@ class Search:
             if collected is None:
                 collected = []
             collected.append((index, flipped, ace // 13))
+        if collected:
+            self.parts[index] = self._part(index)
+            self.reorder = True
         return collected
 
     def pop(self, undo: Undo) -> None:
         """Take back the move ``undo`` was returned for (the last one pushed)."""
-        card, source, target, size, flipped, collected = undo
+        card, source, target, size, flipped, collected, old_src, old_dst = undo
         cols = self.cols
         where = self.where
-        stale = self.stale
         if collected:
+            self.reorder = True
             for index, was_flipped, suit in reversed(collected):
                 col = cols[index]
                 if was_flipped:
@@ -362,25 +423,29 @@ class Search:
                     self.row[moved] = at
                     at += 1
         if card < 0:
-            for index in range(size):
-                stale[index] = True
             stock = [cols[index].pop() for index in range(size)]
             for moved in stock:
                 where[moved] = STOCK
                 self.hidden[moved] = True
             self.stock = stock
+            for index in range(size):
+                self.parts[index] = self._part(index)
+            self.reorder = True
             return
         dst = cols[target]
-        stale[target] = True
+        self.parts[target] = old_dst
         if source >= CELL_BASE:
             dst.pop()
             self.cells[source - CELL_BASE] = card
             where[card] = source
+            if not dst:
+                self._place(target)
             return
         group = dst[-size:]
         del dst[-size:]
         src = cols[source]
-        stale[source] = True
+        self.parts[source] = old_src
+        refilled = not src
         if flipped:
             self.hidden[src[-1]] = True
             self.down[source] += 1
@@ -392,6 +457,10 @@ class Search:
             where[moved] = source
             rows[moved] = at
             at += 1
+        if not dst:
+            self._place(target)
+        if refilled:
+            self._place(source)
 
     def bit(self, card: int, target: int) -> int:
         """Return the sleep-set bit of the move of ``card`` to column ``target`` (rule 6).
