@@ -41,7 +41,7 @@ _EVERY: Final = tuple(sum(1 << (card + 52 * kind) for kind in range(5)) for card
 """Every bit that can name a move of a card (:meth:`Search.bit`)."""
 
 Collected = list[tuple[int, bool, int]]
-Undo = tuple[int, int, int, int, bool, Collected | None, bytes, bytes]
+Undo = tuple[int, int, int, list[int] | None, bool, Collected | None, bytes, bytes]
 
 
 class Search:
@@ -320,7 +320,7 @@ class Search:
                 self._place(target)
             if not card % 13 and len(dst) >= 13:
                 collected = self._collect(target, collected)
-            return (card, source, target, 1, flipped, collected, b"", old_dst)
+            return (card, source, target, None, flipped, collected, b"", old_dst)
         src = cols[source]
         old_src = parts[source]
         rows = self.row
@@ -345,7 +345,6 @@ class Search:
             where[moved] = target
             rows[moved] = at
             at += 1
-        size = len(group)
         if not src:
             self._place(source)
         if filled:
@@ -354,7 +353,7 @@ class Search:
             collected = self._collect(target, collected)
         if src and not src[-1] % 13 and len(src) >= 13:
             collected = self._collect(source, collected)
-        return (card, source, target, size, flipped, collected, old_src, old_dst)
+        return (card, source, target, group, flipped, collected, old_src, old_dst)
 
     def _deal(self) -> Undo:
         stock = self.stock
@@ -372,7 +371,7 @@ class Search:
             col = self.cols[index]
             if not col[-1] % 13 and len(col) >= 13:
                 collected = self._collect(index, collected)
-        return (-1, -1, -1, dealt, False, collected, b"", b"")
+        return (-1, -1, -1, stock, False, collected, b"", b"")
 
     def _collect(self, index: int, collected: Collected | None) -> Collected | None:
         col = self.cols[index]
@@ -403,7 +402,7 @@ class Search:
 
     def pop(self, undo: Undo) -> None:
         """Take back the move ``undo`` was returned for (the last one pushed)."""
-        card, source, target, size, flipped, collected, old_src, old_dst = undo
+        card, source, target, group, flipped, collected, old_src, old_dst = undo
         cols = self.cols
         where = self.where
         if collected:
@@ -423,13 +422,15 @@ class Search:
                     self.row[moved] = at
                     at += 1
         if card < 0:
-            stock = [cols[index].pop() for index in range(size)]
-            for moved in stock:
+            # The undo of the deal holds the stock it dealt, one card to each column from
+            # the first on.
+            assert group is not None
+            for index, moved in enumerate(group):
+                cols[index].pop()
                 where[moved] = STOCK
                 self.hidden[moved] = True
-            self.stock = stock
-            for index in range(size):
                 self.parts[index] = self._part(index)
+            self.stock = group
             self.reorder = True
             return
         dst = cols[target]
@@ -441,8 +442,8 @@ class Search:
             if not dst:
                 self._place(target)
             return
-        group = dst[-size:]
-        del dst[-size:]
+        assert group is not None
+        del dst[-len(group) :]
         src = cols[source]
         self.parts[source] = old_src
         refilled = not src
@@ -759,7 +760,13 @@ class _Run:
         moves = state.moves()
         if asleep and moves and moves[-1][0] < 0:
             moves.pop()
-        if again:
+        if not state.wasp:
+            # Outside Wasp a move's bit is its card (``Search.bit``), read here directly.
+            if again:
+                moves = [m for m in moves if m[0] >= 0 and again >> m[0] & 1]
+            elif sleep:
+                moves = [m for m in moves if m[0] < 0 or not sleep >> m[0] & 1]
+        elif again:
             moves = [m for m in moves if m[0] >= 0 and again >> state.bit(m[0], m[2]) & 1]
         elif sleep:
             moves = [m for m in moves if m[0] < 0 or not sleep >> state.bit(m[0], m[2]) & 1]
@@ -805,7 +812,8 @@ def search(
     done = [0]
     while frames:
         moves, base, covered, checked, sleep = frames[-1]
-        run.unwind(base)
+        if len(path) > base:
+            run.unwind(base)
         index = cursor[-1]
         if index == len(moves):
             frames.pop()
