@@ -557,12 +557,11 @@ class Search:
         if source >= self.ncols:
             return source < STOCK and not card % 13
         col = self.cols[source]
-        length = card % 13 + 1
-        return (
-            col[-1] == card - card % 13
-            and len(col) >= length
-            and col[-length:] == _RUNS[card // 13][-length:]
-        )
+        row = self.row[card]
+        if len(col) - row != card % 13 + 1:
+            return False
+        # Read in place (no slices): the cards above must be card - 1, ..., the Ace.
+        return all(col[row + above] == card - above for above in range(1, card % 13 + 1))
 
     def dead_table(self) -> list[tuple[int, list[bool]]]:
         """Return, per column with face-down cards, whether it is dead at each face-down count.
@@ -751,7 +750,8 @@ class _Run:
                 else:
                     again = stored & ~sleep
             else:
-                # Rules 3 and 5 can only newly apply once a card is turned up or the reserve dealt.
+                # Rules 3 and 5 run where a card was turned up or the reserve dealt since they
+                # last ran on the path (new information; skipping them is always sound).
                 fresh = self.checks and state.turned + 4 * len(state.stock) != seen_at
                 if fresh and (state.dead(self.table) or state.tangled()):
                     seen[key] = 0
