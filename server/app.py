@@ -104,6 +104,7 @@ from .config import Config
 from .daily import DailyService, leaderboard_key
 from .embedded import EmbeddedRedis
 from .hub import Hub
+from .lifeline import die_with_parent
 from .metrics import CONTENT_TYPE, Metrics
 from .race import LiveGame, RaceService, new_game_id, now_ms, project
 from .session import Session
@@ -1120,8 +1121,10 @@ class ScorpionServer:
     async def run_solver(self, function: Callable[..., Any], *args: Any) -> Any:
         """Run a solver function in the node's worker process (never on the event loop)."""
         if self.solver_pool is None:
+            # The worker dies with this process, even when it is killed outright (a worker
+            # of a killed node would otherwise wait on its queue forever).
             self.solver_pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent
             )
         return await asyncio.get_running_loop().run_in_executor(self.solver_pool, function, *args)
 

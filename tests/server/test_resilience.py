@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -272,3 +274,44 @@ async def test_an_action_whose_commit_got_no_answer_leaves_no_stale_board_behind
     assert record is not None and record.moves == []
     again = await ann.request(request)
     assert again["type"] == "accepted"
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie waiting to be reaped does not)."""
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+async def test_a_killed_node_leaves_no_solver_process_behind(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=str(DEAL))
+    ann: Client = await open_client(node, "Ann")
+    start = await ann.request({"type": "solo_new", "variant": "scorpion"})
+    check = await ann.request({"type": "winnable", "game": start["game"], "v": start["v"]})
+    assert check["type"] == "winnable_info"
+    # The solver's worker process (with multiprocessing's resource tracker) now runs.
+    helpers = _children(node.process.pid)
+    assert helpers
+    node.stop(signal.SIGKILL)
+    deadline = time.monotonic() + 15
+    while any(_running(pid) for pid in helpers) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert not [pid for pid in helpers if _running(pid)]
