@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import multiprocessing
 import os
 import socket
 import time
@@ -104,7 +103,7 @@ from .config import Config
 from .daily import DailyService, leaderboard_key
 from .embedded import EmbeddedRedis
 from .hub import Hub
-from .lifeline import die_with_parent
+from .lifeline import worker_pool
 from .metrics import CONTENT_TYPE, Metrics
 from .race import LiveGame, RaceService, new_game_id, now_ms, project
 from .session import Session
@@ -1121,11 +1120,7 @@ class ScorpionServer:
     async def run_solver(self, function: Callable[..., Any], *args: Any) -> Any:
         """Run a solver function in the node's worker process (never on the event loop)."""
         if self.solver_pool is None:
-            # The worker dies with this process, even when it is killed outright (a worker
-            # of a killed node would otherwise wait on its queue forever).
-            self.solver_pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent
-            )
+            self.solver_pool = worker_pool()
         return await asyncio.get_running_loop().run_in_executor(self.solver_pool, function, *args)
 
     async def _analyze(self, game: LiveGame, player: str) -> None:

@@ -13,17 +13,15 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
-import multiprocessing
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, ReserveRule
 from protocol.message import deal_commitment
 from protocol.solver import Budget, pick_winnable
 
-from .lifeline import die_with_parent
+from .lifeline import worker_pool
 from .store import Store
 
 __all__ = ["CANDIDATES", "DailyDeal", "DailyService", "candidate_numbers", "leaderboard_key"]
@@ -119,9 +117,7 @@ class DailyService:
         # The search is pure-Python CPU work: run it in another process so it never holds
         # the event loop (a thread would, through the GIL).
         loop = asyncio.get_running_loop()
-        with ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent
-        ) as pool:
+        with worker_pool() as pool:
             number = await loop.run_in_executor(pool, choose_number, secret, date, variant)
         salt = hmac.new(secret.encode(), f"salt:{date}:{variant}".encode(), hashlib.sha256).hexdigest()[:32]
         proposal = {"number": str(number), "salt": salt, "commitment": deal_commitment(number, salt)}

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import signal
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["die_with_parent"]
+__all__ = ["die_with_parent", "worker_pool"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -23,3 +25,15 @@ def die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except OSError:
         pass
+
+
+def worker_pool() -> ProcessPoolExecutor:
+    """Return a pool of one worker process for CPU work kept off the event loop.
+
+    The worker is spawned (it inherits no event loop, socket or lock) and dies with this
+    process, even when this one is killed outright: a pool's worker holds both ends of its
+    task queue, so it would otherwise wait on it forever.
+    """
+    return ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent
+    )
