@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import multiprocessing
+import os
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -35,5 +36,17 @@ def worker_pool() -> ProcessPoolExecutor:
     task queue, so it would otherwise wait on it forever.
     """
     return ProcessPoolExecutor(
-        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent
+        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_tie_worker
     )
+
+
+def _tie_worker() -> None:
+    """Tie a pool's worker to the process that started it, as the worker starts.
+
+    The worker takes a moment to start: if its parent died in that moment, the kernel's
+    signal was asked for too late, so the worker leaves at once.
+    """
+    die_with_parent()
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:
+        os._exit(0)
