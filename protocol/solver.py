@@ -7,13 +7,14 @@ when the budget ran out first. It is pure: no I/O, no randomness, and it reads a
 only when the caller hands it one (``Budget.clock``).
 
 The search is a depth-first search over positions with a transposition table keyed on a
-canonical position key (interchangeable columns sorted). Every pruning rule is sound; the
-proofs are in ``docs/solver.md``:
+canonical position key (interchangeable columns in a canonical order). Every pruning rule
+is sound; the proofs are in ``docs/solver.md``:
 
 1. *Symmetry.* Columns that the rules treat alike are interchangeable: all of them once
    the reserve is dealt (and always in Three Blind Mice), columns 4 and up before. The key
-   sorts interchangeable columns (and the open reserve cells), and a group that may enter
-   an empty column is sent to one representative empty column of each class only.
+   orders interchangeable columns by their bottom cards (and sorts the open reserve cells),
+   and a group that may enter an empty column is sent to one representative empty column
+   of each class only.
 2. *Forced links.* In every variant, once the reserve is dealt (or at any time under
    the when-stuck rule), moving ``t-1`` onto ``t`` when ``t`` tops a rooted run (a
    face-up King-down run of one suit from row 0), or when ``t-1`` carries exactly the
