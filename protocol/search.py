@@ -32,6 +32,7 @@ _RUNS: Final[tuple[list[int], ...]] = tuple(
 )
 _PREFIX: Final = tuple(bytes((200 + n,)) for n in range(52))
 _BYTE: Final = tuple(bytes((card,)) for card in range(52))
+_UNMARKED: Final = [0] * 52
 _PRE_DEAL: Final = b"\xff"
 _CELLS: Final = b"\xfe"
 _KINGS: Final = (1 << 12) | (1 << 25) | (1 << 38) | (1 << 51)
@@ -82,6 +83,12 @@ class Search:
         self.row = [0] * 52
         """Each card's row in its column, while it is in one (kept by every move)."""
         self.hidden = [False] * 52
+        # Rule 5's cycle search: a mark per card (up to ``stamp``: not seen in this search)
+        # and its stack, and each card's second wait, kept between searches.
+        self.marks = list(_UNMARKED)
+        self.stamp = 0
+        self.stack = [0] * 53
+        self.later = [0] * 52
         # Each column's part of the key (its face-down count, then its cards), kept by every
         # move; and the order the parts go into the key in (see ``key``), redone only when a
         # column empties or fills.
@@ -598,89 +605,148 @@ class Search:
         card under it does so exactly once, by leading into an empty column or by being
         collected with its run where it lies (with the rule ``kings``; it in turn waits for
         a card lying on it while it is face down). A cycle of such "must happen first"
-        relations cannot be met, so the position is lost.
+        relations cannot be met, so the position is lost. This looks at every card; see
+        :meth:`tangled_from` for the test after moves.
         """
         cols = self.cols
-        where = self.where
-        down = self.down
-        n = self.ncols
-        first = [-1] * 52
-        second = [-1] * 52
-        pending: list[int] = []
+        seeds: list[int] = []
+        for index in range(self.ncols):
+            seeds += cols[index]
+        return self.tangled_from(seeds)
+
+    def waits(self, card: int) -> int:
+        """Return the cards whose moves ``card``'s must wait for (rule 5; see ``tangled``).
+
+        ``card`` waits for at most two: the card lying on it while it is face down (the
+        first), and the one that must clear the way to its successor (the second). Only a
+        card in a column that must still move waits: a non-King card not lying on its
+        successor, or (rule ``kings``) a face-down King. The answer packs both as
+        ``first + 1 + 64 * (second + 1)`` (-1 standing for none), or is -1 when the way to
+        the successor can never be cleared (the position is lost).
+        """
+        index = self.where[card]
+        if index >= self.ncols:
+            return 0
+        col = self.cols[index]
+        row = self.row[card]
         kings = self.kings
-        for index in range(n):
-            col = cols[index]
-            face_down = down[index]
-            previous = -1
-            row = -1
-            for card in col:
-                row += 1
-                if card % 13 == 12:
-                    if kings and row < face_down:
-                        first[card] = col[row + 1]
-                    previous = card
-                    continue
-                if previous == card + 1:
-                    previous = card
-                    continue
-                previous = card
-                pending.append(card)
-                if row < face_down:
-                    above = col[row + 1]
-                    if kings or above % 13 != 12:
-                        first[card] = above
-                successor = card + 1
-                place = where[successor]
-                if place < n:
-                    scol = cols[place]
-                    if scol[-1] == successor and place != index:
-                        continue
-                    srow = self.row[successor]
-                    if place == index and srow > row:
-                        # The successor lies above: one of the cards between must lead.
-                        mover = -1
-                        movers = 0
-                        for k in range(row + 1, srow + 1):
-                            other = scol[k]
-                            if other % 13 == 12 or scol[k - 1] != other + 1:
-                                mover = other
-                                movers += 1
-                        if not movers:
-                            return True
-                        if movers == 1 and (kings or mover % 13 != 12):
-                            second[card] = mover
-                    else:
-                        above = scol[srow + 1]
-                        if kings or above % 13 != 12:
-                            second[card] = above
-                elif place < STOCK and (kings or successor % 13 != 12):
-                    second[card] = successor
-        # Depth-first search for a cycle in the "must lead first" graph.
-        state = [0] * 52
-        for start in pending:
-            if state[start]:
+        first = 0
+        if row < self.down[index]:
+            above = col[row + 1]
+            if kings or above % 13 != 12:
+                first = above + 1
+        if card % 13 == 12:
+            return first if kings else 0
+        successor = card + 1
+        if row and col[row - 1] == successor:
+            return 0
+        place = self.where[successor]
+        if place < self.ncols:
+            scol = self.cols[place]
+            if place != index and scol[-1] == successor:
+                return first
+            srow = self.row[successor]
+            if place == index and srow > row:
+                # The successor lies above: one of the cards between must lead.
+                mover = -1
+                movers = 0
+                for k in range(row + 1, srow + 1):
+                    other = scol[k]
+                    if other % 13 == 12 or scol[k - 1] != other + 1:
+                        mover = other
+                        movers += 1
+                if not movers:
+                    return -1
+                if movers == 1 and (kings or mover % 13 != 12):
+                    return first + 64 * (mover + 1)
+                return first
+            above = scol[srow + 1]
+            return first + 64 * (above + 1) if kings or above % 13 != 12 else first
+        if place < STOCK and (kings or successor % 13 != 12):
+            return first + 64 * (successor + 1)
+        return first
+
+    def newly_waiting(self, undo: Undo, seeds: list[int]) -> None:
+        """Add to ``seeds`` the cards that may wait for more (rule 5) since the move just
+        pushed (``undo``'s; not the deal, after which every card is tested).
+
+        A move gives a card a new wait only if the card's successor moved in its group
+        while the card stayed behind in the source column, or lies in the target column
+        beneath the group (its successor now above it); every other wait it changes, it
+        takes away (``docs/solver.md``, rule 5).
+        """
+        card = undo[0]
+        target = undo[2]
+        where = self.where
+        group = undo[3]
+        if group is None:
+            # From a reserve cell.
+            if card % 13 and where[card - 1] == target:
+                seeds.append(card - 1)
+            return
+        source = undo[1]
+        rows = self.row
+        # The group's cards are at or above the leading card's row in the target (all of
+        # them are gone if the leading card was collected).
+        beneath = rows[card] if where[card] == target else 52
+        for moved in group:
+            if moved % 13:
+                waiting = where[moved - 1]
+                if waiting == source or (waiting == target and rows[moved - 1] < beneath):
+                    seeds.append(moved - 1)
+
+    def tangled_from(self, seeds: list[int]) -> bool:
+        """Tell whether a cycle of rule 5 (see ``tangled``) is reachable from ``seeds``.
+
+        A cycle in a position its parent did not have runs through a card whose waits
+        changed, so after moves it is enough to start from the cards whose successor was
+        in a moved group and that stayed below it (``_Run.tangled``): a move only ever
+        takes the other waits away (``docs/solver.md``, rule 5).
+        """
+        mark = self.marks
+        if self.stamp > 250:
+            # Marks stay small ints (Python keeps those, so setting one allocates nothing).
+            mark[:] = _UNMARKED
+            self.stamp = 0
+        gray = self.stamp + 1
+        black = gray + 1
+        self.stamp = black
+        # Depth-first, on a stack of cards with how far each got: 0 (new), 1 (its first
+        # wait followed), 2 (both followed); ``later`` holds each card's second wait.
+        stack = self.stack
+        later = self.later
+        for start in seeds:
+            if mark[start] >= gray:
                 continue
-            stack = [start]
-            state[start] = 1
-            while stack:
-                card = stack[-1]
-                other = first[card]
-                if other >= 0:
-                    first[card] = -1
+            mark[start] = gray
+            stack[0] = start * 3
+            depth = 0
+            while depth >= 0:
+                top = stack[depth]
+                card = top // 3
+                phase = top % 3
+                if phase == 2:
+                    mark[card] = black
+                    depth -= 1
+                    continue
+                stack[depth] = top + 1
+                if phase == 0:
+                    packed = self.waits(card)
+                    if packed < 0:
+                        return True
+                    later[card] = packed // 64 - 1
+                    other = packed % 64 - 1
                 else:
-                    other = second[card]
-                    if other >= 0:
-                        second[card] = -1
-                    else:
-                        state[card] = 2
-                        stack.pop()
-                        continue
-                mark = state[other]
-                if mark == 1:
+                    other = later[card]
+                if other < 0:
+                    continue
+                seen = mark[other]
+                if seen == gray:
                     return True
-                if not mark:
-                    state[other] = 1
-                    stack.append(other)
+                if seen < gray:
+                    mark[other] = gray
+                    depth += 1
+                    stack[depth] = other * 3
         return False
 
 
@@ -706,7 +772,9 @@ class _Run:
         while len(path) > base:
             state.pop(path.pop())
 
-    def enter(self, asleep: bool, seen_at: int, sleep: int) -> tuple[list[tuple[int, int, int]], int] | None:
+    def enter(
+        self, asleep: bool, seen_at: int, sleep: int, moved: bool
+    ) -> tuple[list[tuple[int, int, int]], int] | None:
         """Arrive at a position: play forced links, then return its moves (None: a dead end).
 
         ``asleep`` drops the deal (rule 4, the deal's sleep set): the position was reached
@@ -714,12 +782,19 @@ class _Run:
         ``sleep`` holds the moves that need not be tried here (rule 6, bits as
         :meth:`Search.bit`); the answer carries it on, after the forced links, for the
         children.
-        ``seen_at`` is what rules 3 and 5 last ran at on the path (see ``search``).
+        ``seen_at`` is what rule 3 last ran at on the path (see ``search``); ``moved``
+        tells that a move was pushed since the parent (False at the root).
         """
         state = self.state
         path = self.path
         base = len(path)
         again = 0
+        # The parent passed rule 5, so from the cards the moves since may have given a new
+        # wait (``Search.newly_waiting``); None: test every card (the root, after the deal).
+        seeds: list[int] | None = None
+        if self.checks and moved and path[-1][0] >= 0:
+            seeds = []
+            state.newly_waiting(path[-1], seeds)
         if self.links and (not state.stock or not state.any_time):
             while state.found < 4:
                 link = state.first_link()
@@ -731,6 +806,8 @@ class _Run:
                 undo = state.push(link[0], link[1], link[2])
                 path.append(undo)
                 self.nodes += 1
+                if seeds is not None:
+                    state.newly_waiting(undo, seeds)
                 if undo[5] is not None:
                     sleep = 0  # it collected a run: rule 6 starts afresh
         if state.found < 4:
@@ -750,10 +827,13 @@ class _Run:
                 else:
                     again = stored & ~sleep
             else:
-                # Rules 3 and 5 run where a card was turned up or the reserve dealt since they
-                # last ran on the path (new information; skipping them is always sound).
-                fresh = self.checks and state.turned + 4 * len(state.stock) != seen_at
-                if fresh and (state.dead(self.table) or state.tangled()):
+                # Rule 3 runs where a card was turned up or the reserve dealt since it last ran
+                # on the path (new information; skipping it is always sound); rule 5 at every
+                # new position, from the cards the moves since the parent concern.
+                if self.checks and (
+                    (state.turned + 4 * len(state.stock) != seen_at and state.dead(self.table))
+                    or (state.tangled() if seeds is None else bool(seeds) and state.tangled_from(seeds))
+                ):
                     seen[key] = 0
                     self.unwind(base)
                     return None
@@ -796,14 +876,14 @@ def search(
     path = run.path
     if state.found == 4:
         return WON, [], 0
-    entered = run.enter(False, -1, 0)
+    entered = run.enter(False, -1, 0, False)
     if state.found == 4:
         return WON, run.line(), run.nodes
     if not entered or not entered[0]:
         return LOST, [], run.nodes
     sleeps = "sleep" in state.rules and state.any_time
     # A frame: a position's moves, the path length there, whether its deal is covered, what
-    # rules 3 and 5 were last checked at (cards turned up, reserve left), and the moves
+    # rule 3 was last checked at (cards turned up, reserve left), and the moves
     # asleep there (rule 6).
     frames: list[tuple[list[tuple[int, int, int]], int, bool, int, int]] = [
         (entered[0], len(path), sleeps, state.turned + 4 * len(state.stock), entered[1])
@@ -839,7 +919,7 @@ def search(
             return UNDECIDED, [], nodes
         if state.found == 4:
             return WON, run.line(), nodes
-        entered = run.enter(asleep, checked, child)
+        entered = run.enter(asleep, checked, child, True)
         if state.found == 4:
             return WON, run.line(), run.nodes
         if entered and entered[0]:

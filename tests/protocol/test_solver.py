@@ -11,6 +11,7 @@ import pytest
 
 from client.cli import main
 from protocol.game import (
+    CELL_BASE,
     DEAL,
     Board,
     Move,
@@ -422,6 +423,60 @@ def test_rule_5_follows_a_cycle_through_a_face_down_king() -> None:
     assert _state(board).tangled()
     assert not _state(board, rules=ALL_RULES - {"kings"}).tangled()
     assert solve(board, 200_000, prune=False).verdict is Verdict.UNWINNABLE
+
+
+def test_rule_5_after_moves_finds_every_new_cycle_from_the_cards_the_moves_concern() -> None:
+    # From a position with no cycle, one to three moves (as the search's move and its
+    # forced links); the cycle search from the cards those moves may have given a new
+    # wait must find a cycle exactly when the search over every card does.
+    rng = random.Random(11)
+    found = checked = 0
+    for variant in ("scorpion", "scorpion-ii", "three-blind-mice"):
+        for rule in ("any-time", "when-stuck"):
+            for _ in range(100):
+                state = _state(Board.new(variant, rng.randrange(1, 10**20), rule))
+                if state.tangled():
+                    continue  # lost as dealt
+                for _ in range(120):
+                    undos = []
+                    seeds: list[int] = []
+                    moves = state.moves(every_empty=True)
+                    if moves == [(-1, -1, -1)] or (moves and rng.random() < 0.05 and moves[-1][0] < 0):
+                        state.push(-1, -1, -1)  # after the deal the search tests every card
+                        if state.tangled():
+                            break
+                        continue
+                    for _ in range(rng.choice((1, 1, 2, 3))):
+                        links = [m for m in state.moves(every_empty=True) if m[0] >= 0]
+                        if not links:
+                            break
+                        undo = state.push(*rng.choice(links))
+                        undos.append(undo)
+                        state.newly_waiting(undo, seeds)
+                    if not undos:
+                        break
+                    checked += 1
+                    tangled = state.tangled()
+                    assert state.tangled_from(seeds) == tangled
+                    if tangled:
+                        # Step back to the position without a cycle and go on from there.
+                        found += 1
+                        for undo in reversed(undos):
+                            state.pop(undo)
+    assert checked > 5_000
+    assert found > 1_000
+
+
+def test_rule_5_after_a_move_from_a_cell_finds_the_cycle_it_closes() -> None:
+    # 5H leaves its cell for 6H, above 4H: now 4H waits for 7H (the one card between that
+    # can lead) and 7H for 4H (lying on the face-down 8H): a cycle through the new wait.
+    board = board_from_text("three-blind-mice any-time 8h4H7H6H/KHQHJHTH9H/3H2HAH/-/-/-/-/-/-/- 5H,- CDS")
+    state = _state(board)
+    assert not state.tangled()
+    seeds: list[int] = []
+    state.newly_waiting(state.push(card_from_text("5H"), CELL_BASE, 0), seeds)
+    assert state.tangled()
+    assert state.tangled_from(seeds)
 
 
 def _forced_links(board: Board, rooted_too: bool) -> list[Move]:
