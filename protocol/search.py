@@ -700,7 +700,7 @@ class Search:
 
         A cycle in a position its parent did not have runs through a card whose waits
         changed, so after moves it is enough to start from the cards whose successor was
-        in a moved group and that stayed below it (``_Run.tangled``): a move only ever
+        in a moved group and that stayed below it (``newly_waiting``): a move only ever
         takes the other waits away (``docs/solver.md``, rule 5).
         """
         mark = self.marks
