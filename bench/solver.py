@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol import search
+from protocol import search, solver
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, ReserveRule
 from protocol.solver import Budget, Verdict, percentile, solve_deal
 
@@ -74,8 +74,12 @@ def main() -> None:
         f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()}, seed {args.seed}, "
         f"{args.deals} deals, budget {args.budget_seconds} s ({clock} clock)"
     )
-    compiled = not (search.__file__ or "").endswith(".py")
-    print(f"search: {'compiled (mypyc)' if compiled else 'plain Python'} ({search.__file__})")
+    fast = vars(solver)["_fastsearch"]
+    if fast is not None:
+        print(f"search: C ({fast.__file__})")
+    else:
+        compiled = not (search.__file__ or "").endswith(".py")
+        print(f"search: {'compiled (mypyc)' if compiled else 'plain Python'} ({search.__file__})")
     for variant in args.variants:
         for rule in args.rules:
             if rule == ReserveRule.WHEN_STUCK.value and not VARIANTS[variant].stock:

@@ -1,0 +1,1244 @@
+/* The solver's search in C: the same search as protocol/search.py, move for move.
+ *
+ * protocol/search.py is the reference: its docstrings and docs/solver.md say what each rule
+ * is and why it is sound. This file follows it function by function (same names, same
+ * order of moves, same forced links, same sleep sets, same table), so that on any position
+ * and any set of rules both searches visit the same nodes and give the same verdict and
+ * line (tests/protocol/test_fastsearch.py checks this). What differs is the machinery:
+ * the position lives in fixed arrays, the key is built into a buffer, the transposition
+ * table is an open-addressing hash table over an arena of keys, and nothing is allocated
+ * per node.
+ *
+ * Entry point: search(cols, down, stock, cells, found, wasp, any_time, rules, limit,
+ * seconds, clock) -> (outcome, line, nodes), with the arguments of Search(...) and of
+ * search() in protocol/search.py, the rules as a bit mask (RULE_* below).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXCOLS 16
+#define MAXLEN 64
+#define MAXCELLS 8
+#define STOCK 200
+#define FOUNDATION 300
+#define CELL_BASE 100
+#define NO_CARD (-1)
+#define WON 0
+#define LOST 1
+#define UNDECIDED 2
+#define WORDS 5 /* sleep-set bits: card + 52 * kind, kind 0..4 (Search.bit) */
+
+enum {
+    RULE_SYMMETRY = 1,
+    RULE_LINKS = 2,
+    RULE_TAILS = 4,
+    RULE_DEAD = 8,
+    RULE_KINGS = 16,
+    RULE_SLEEP = 32,
+    RULE_COMMUTE = 64,
+    RULE_SETTLED = 128,
+};
+
+typedef struct {
+    uint64_t w[WORDS];
+} Mask;
+
+static inline int mask_any(const Mask *m) {
+    return (m->w[0] | m->w[1] | m->w[2] | m->w[3] | m->w[4]) != 0;
+}
+static inline void mask_set(Mask *m, int bit) { m->w[bit >> 6] |= (uint64_t)1 << (bit & 63); }
+static inline void mask_clear(Mask *m, int bit) { m->w[bit >> 6] &= ~((uint64_t)1 << (bit & 63)); }
+static inline int mask_test(const Mask *m, int bit) { return (int)((m->w[bit >> 6] >> (bit & 63)) & 1); }
+static inline int mask_count(const Mask *m) {
+    int n = 0;
+    for (int i = 0; i < WORDS; i++) n += __builtin_popcountll(m->w[i]);
+    return n;
+}
+/* Clear the 52 bits of kind ``kind`` (bits 52 * kind ... 52 * kind + 51). */
+static void mask_clear_kind(Mask *m, int kind) {
+    for (int b = 52 * kind; b < 52 * kind + 52; b++) mask_clear(m, b);
+}
+static inline int mask_above_links(const Mask *m) {
+    return (m->w[0] >> 52) != 0 || m->w[1] || m->w[2] || m->w[3] || m->w[4];
+}
+
+static const int KINGS[4] = {12, 25, 38, 51};
+
+typedef struct {
+    short card, source, target; /* card -1: the deal */
+    unsigned char glen;         /* cards in the moved group (the deal: cards dealt) */
+    unsigned char flipped;
+    unsigned char ncollected;
+    signed char group[MAXLEN];
+    signed char collected[4][3]; /* (column, flipped, suit) */
+} Undo;
+
+typedef struct {
+    short card, source, target;
+} Move;
+
+typedef struct {
+    /* the position */
+    int ncols;
+    signed char cols[MAXCOLS][MAXLEN];
+    int len[MAXCOLS];
+    int down[MAXCOLS];
+    signed char stock[MAXCOLS];
+    int nstock;
+    int cells[MAXCELLS];
+    int ncells;
+    int found, turned;
+    int wasp, any_time;
+    int symmetry, tails, settled, kings, links, checks;
+    int where[52], row[52];
+    unsigned char hidden[52];
+    /* rule 5's cycle search */
+    uint32_t marks[52];
+    uint32_t stamp;
+    int stack[53];
+    int later[52];
+    /* rule 3's table: dead[c][count] for column c at face-down count ``count`` */
+    unsigned char dead[MAXCOLS][MAXLEN];
+    /* the path */
+    Undo *path;
+    int depth, path_cap;
+    long long nodes;
+    /* seeds of rule 5 (the cards the moves since the parent concern) */
+    int seeds[52 * 8];
+    int nseeds;
+    int seeds_full; /* too many to keep: test every card */
+    /* the table */
+    unsigned char *arena;
+    size_t arena_size, arena_cap;
+    uint64_t *records; /* per record: the key's arena offset, then ``words`` sleep words */
+    size_t nrecords, records_cap;
+    int words;
+    uint64_t *slots; /* (hash >> 32) << 32 | (record + 1); 0: empty */
+    size_t slot_mask;
+    /* moves of the open frames, stacked */
+    Move *moves;
+    size_t nmoves, moves_cap;
+    int failed; /* out of memory */
+} State;
+
+/* -- helpers -------------------------------------------------------------------------- */
+
+static int grow(void **buf, size_t *cap, size_t need, size_t item) {
+    if (need <= *cap) return 1;
+    size_t cap2 = *cap ? *cap : 64;
+    while (cap2 < need) cap2 *= 2;
+    void *p = realloc(*buf, cap2 * item);
+    if (!p) return 0;
+    *buf = p;
+    *cap = cap2;
+    return 1;
+}
+
+static int carries_tail(State *s, int card, int source) {
+    if (source >= s->ncols) return source < STOCK && card % 13 == 0;
+    signed char *col = s->cols[source];
+    int row = s->row[card];
+    if (s->len[source] - row != card % 13 + 1) return 0;
+    for (int above = 1; above <= card % 13; above++)
+        if (col[row + above] != card - above) return 0;
+    return 1;
+}
+
+/* -- keys ------------------------------------------------------------------------------- */
+
+static int build_key(State *s, unsigned char *key) {
+    int n = s->ncols;
+    int k = 0;
+    if (s->nstock) key[k++] = 0xff;
+    int order[MAXCOLS];
+    int m = 0;
+    if (!s->symmetry) {
+        for (int i = 0; i < n; i++) order[m++] = i;
+    } else {
+        int fixed = s->nstock ? 3 : 0;
+        if (fixed > n) fixed = n;
+        for (int i = 0; i < fixed; i++) order[m++] = i;
+        int start = m;
+        for (int i = fixed; i < n; i++) {
+            if (!s->len[i]) continue;
+            int b = s->cols[i][0];
+            int j = m++;
+            while (j > start && s->cols[order[j - 1]][0] > b) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = i;
+        }
+        for (int i = fixed; i < n; i++)
+            if (!s->len[i]) order[m++] = i;
+    }
+    for (int j = 0; j < n; j++) {
+        int i = order[j];
+        key[k++] = (unsigned char)(200 + s->down[i]);
+        memcpy(key + k, s->cols[i], (size_t)s->len[i]);
+        k += s->len[i];
+    }
+    if (s->ncells) {
+        key[k++] = 0xfe;
+        if (s->symmetry) {
+            int cells[MAXCELLS], c = 0;
+            for (int i = 0; i < s->ncells; i++) {
+                int card = s->cells[i];
+                if (card == NO_CARD) continue;
+                int j = c++;
+                while (j > 0 && cells[j - 1] > card) {
+                    cells[j] = cells[j - 1];
+                    j--;
+                }
+                cells[j] = card;
+            }
+            for (int i = 0; i < c; i++) key[k++] = (unsigned char)cells[i];
+        } else {
+            for (int i = 0; i < s->ncells; i++) key[k++] = (unsigned char)(s->cells[i] + 1);
+        }
+    }
+    return k;
+}
+
+static uint64_t hash_key(const unsigned char *key, int len) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
+    int i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, key + i, 8);
+        h = (h ^ v) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t v = 0;
+    memcpy(&v, key + i, (size_t)(len - i));
+    h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    return h;
+}
+
+static int table_grow(State *s) {
+    size_t cap = (s->slot_mask + 1) * 2;
+    uint64_t *slots = calloc(cap, sizeof(uint64_t));
+    if (!slots) return 0;
+    for (size_t i = 0; i <= s->slot_mask; i++) {
+        uint64_t slot = s->slots[i];
+        if (!slot) continue;
+        size_t rec = (size_t)(slot & 0xffffffffu) - 1;
+        const unsigned char *key = s->arena + s->records[rec * (1 + s->words)];
+        uint64_t h = hash_key(key + 1, key[0]);
+        size_t j = h & (cap - 1);
+        while (slots[j]) j = (j + 1) & (cap - 1);
+        slots[j] = slot;
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->slot_mask = cap - 1;
+    return 1;
+}
+
+/* Find ``key``; if absent, store it with ``sleep`` and return NULL with *fresh set. Returns
+ * the record's sleep words when present. */
+static uint64_t *table_setdefault(State *s, const unsigned char *key, int len, const Mask *sleep, int *fresh) {
+    uint64_t h = hash_key(key, len);
+    uint64_t tag = h >> 32;
+    size_t i = h & s->slot_mask;
+    size_t stride = 1 + (size_t)s->words;
+    for (;;) {
+        uint64_t slot = s->slots[i];
+        if (!slot) break;
+        if ((slot >> 32) == tag) {
+            size_t rec = (size_t)(slot & 0xffffffffu) - 1;
+            const unsigned char *stored = s->arena + s->records[rec * stride];
+            if (stored[0] == len && !memcmp(stored + 1, key, (size_t)len)) {
+                *fresh = 0;
+                return s->records + rec * stride + 1;
+            }
+        }
+        i = (i + 1) & s->slot_mask;
+    }
+    *fresh = 1;
+    if (s->nrecords >= 0xfffffff0u || !grow((void **)&s->arena, &s->arena_cap, s->arena_size + (size_t)len + 1, 1) ||
+        !grow((void **)&s->records, &s->records_cap, (s->nrecords + 1) * stride, sizeof(uint64_t))) {
+        s->failed = 1;
+        return NULL;
+    }
+    size_t off = s->arena_size;
+    s->arena[off] = (unsigned char)len;
+    memcpy(s->arena + off + 1, key, (size_t)len);
+    s->arena_size += (size_t)len + 1;
+    uint64_t *rec = s->records + s->nrecords * stride;
+    rec[0] = off;
+    for (int w = 0; w < s->words; w++) rec[1 + w] = sleep->w[w];
+    s->nrecords++;
+    s->slots[i] = (tag << 32) | (uint64_t)s->nrecords;
+    if (s->nrecords * 2 > s->slot_mask + 1 && !table_grow(s)) s->failed = 1;
+    return NULL;
+}
+
+/* -- move generation -------------------------------------------------------------------- */
+
+static int first_link(State *s, Move *out) {
+    int n = s->ncols;
+    for (int target = 0; target < n; target++) {
+        int len = s->len[target];
+        if (!len) continue;
+        signed char *col = s->cols[target];
+        int top = col[len - 1];
+        if (!(top % 13)) continue;
+        int card = top - 1;
+        int source = s->where[card];
+        if (source < n) {
+            if (source == target || s->hidden[card]) continue;
+            if (s->tails && carries_tail(s, card, source)) goto found;
+        } else if (source >= STOCK) {
+            continue;
+        } else if (s->tails && carries_tail(s, card, source)) {
+            goto found;
+        }
+        {
+            int head = col[0];
+            if (!s->down[target] && head % 13 == 12 && len <= 13 && head - len + 1 == top) {
+                int row = len - 1;
+                while (row && col[row - 1] == col[row] + 1) row--;
+                if (!row) goto found;
+            }
+        }
+        continue;
+    found:
+        out->card = (short)card;
+        out->source = (short)source;
+        out->target = (short)target;
+        return 1;
+    }
+    return 0;
+}
+
+static int push_move(State *s, int card, int source, int target) {
+    if (!grow((void **)&s->moves, &s->moves_cap, s->nmoves + 1, sizeof(Move))) {
+        s->failed = 1;
+        return 0;
+    }
+    Move *m = &s->moves[s->nmoves++];
+    m->card = (short)card;
+    m->source = (short)source;
+    m->target = (short)target;
+    return 1;
+}
+
+/* Append the legal moves to s->moves in search order; return how many. */
+static int gen_moves(State *s) {
+    int n = s->ncols;
+    Move turning[MAXCOLS], emptying[MAXCOLS], celled[MAXCOLS], rest[MAXCOLS];
+    int nt = 0, ne = 0, nc = 0, nr = 0;
+    int empty[MAXCOLS], nempty = 0;
+    int idle = 0;
+    size_t start = s->nmoves;
+    for (int target = 0; target < n; target++) {
+        int len = s->len[target];
+        if (!len) {
+            empty[nempty++] = target;
+            continue;
+        }
+        int top = s->cols[target][len - 1];
+        if (!(top % 13)) continue;
+        int card = top - 1;
+        int source = s->where[card];
+        if (source < n) {
+            if (source != target && !s->hidden[card]) {
+                int row = s->row[card];
+                Move m = {(short)card, (short)source, (short)target};
+                if (!row)
+                    emptying[ne++] = m;
+                else if (row == s->down[source])
+                    turning[nt++] = m;
+                else
+                    rest[nr++] = m;
+            }
+        } else if (source < STOCK) {
+            Move m = {(short)card, (short)source, (short)target};
+            celled[nc++] = m;
+        }
+    }
+    for (int i = 0; i < nt; i++) push_move(s, turning[i].card, turning[i].source, turning[i].target);
+    for (int i = 0; i < ne; i++) push_move(s, emptying[i].card, emptying[i].source, emptying[i].target);
+    for (int i = 0; i < nc; i++) push_move(s, celled[i].card, celled[i].source, celled[i].target);
+    for (int i = 0; i < nr; i++) push_move(s, rest[i].card, rest[i].source, rest[i].target);
+    if (nempty) {
+        if (s->symmetry) {
+            if (s->nstock) {
+                int kept[MAXCOLS], nk = 0, later = -1;
+                for (int i = 0; i < nempty; i++) {
+                    if (empty[i] < 3)
+                        kept[nk++] = empty[i];
+                    else if (later < 0)
+                        later = empty[i];
+                }
+                if (later >= 0) kept[nk++] = later;
+                memcpy(empty, kept, sizeof(int) * (size_t)nk);
+                nempty = nk;
+            } else {
+                nempty = 1;
+            }
+        }
+        if (s->wasp) {
+            int settled = (!s->nstock || !s->any_time) && s->settled;
+            for (int source = 0; source < n; source++) {
+                signed char *col = s->cols[source];
+                int first = s->down[source];
+                for (int row = first > 1 ? first : 1; row < s->len[source]; row++) {
+                    int card = col[row];
+                    if (settled && row > first && col[row - 1] == card + 1) {
+                        idle = 1;
+                        continue;
+                    }
+                    for (int e = 0; e < nempty; e++) push_move(s, card, source, empty[e]);
+                }
+            }
+        } else {
+            for (int k = 0; k < 4; k++) {
+                int king = KINGS[k];
+                int source = s->where[king];
+                if (source < n) {
+                    if (s->hidden[king] || s->cols[source][0] == king) continue;
+                } else if (source >= STOCK) {
+                    continue;
+                }
+                for (int e = 0; e < nempty; e++) push_move(s, king, source, empty[e]);
+            }
+        }
+    }
+    if (s->nstock && (s->any_time || !((int)(s->nmoves - start) || idle))) push_move(s, -1, -1, -1);
+    return (int)(s->nmoves - start);
+}
+
+/* -- making and unmaking moves ----------------------------------------------------------- */
+
+static void collect(State *s, int index, Undo *u) {
+    signed char *col = s->cols[index];
+    while (s->len[index] >= 13) {
+        int len = s->len[index];
+        int ace = col[len - 1];
+        if (ace % 13) break;
+        int suit = ace / 13;
+        if (len - 13 < s->down[index]) break;
+        int ok = 1;
+        for (int i = 0; i < 13; i++)
+            if (col[len - 13 + i] != suit * 13 + 12 - i) {
+                ok = 0;
+                break;
+            }
+        if (!ok) break;
+        s->len[index] = len - 13;
+        for (int i = 0; i < 13; i++) s->where[suit * 13 + i] = FOUNDATION;
+        s->found++;
+        int flipped = 0;
+        len = s->len[index];
+        if (len && len == s->down[index]) {
+            s->down[index]--;
+            s->turned++;
+            s->hidden[col[len - 1]] = 0;
+            flipped = 1;
+        }
+        signed char *c = u->collected[u->ncollected++];
+        c[0] = (signed char)index;
+        c[1] = (signed char)flipped;
+        c[2] = (signed char)suit;
+    }
+}
+
+static Undo *new_undo(State *s) {
+    if (s->depth >= s->path_cap) {
+        int cap = s->path_cap ? s->path_cap * 2 : 256;
+        Undo *p = realloc(s->path, sizeof(Undo) * (size_t)cap);
+        if (!p) {
+            s->failed = 1;
+            return NULL;
+        }
+        s->path = p;
+        s->path_cap = cap;
+    }
+    Undo *u = &s->path[s->depth++];
+    u->ncollected = 0;
+    u->flipped = 0;
+    u->glen = 0;
+    return u;
+}
+
+static Undo *push(State *s, int card, int source, int target) {
+    Undo *u = new_undo(s);
+    if (!u) return NULL;
+    u->card = (short)card;
+    u->source = (short)source;
+    u->target = (short)target;
+    if (card < 0) {
+        int dealt = s->nstock;
+        for (int index = 0; index < dealt; index++) {
+            int c = s->stock[index];
+            u->group[index] = (signed char)c;
+            s->row[c] = s->len[index];
+            s->cols[index][s->len[index]++] = (signed char)c;
+            s->where[c] = index;
+            s->hidden[c] = 0;
+        }
+        u->glen = (unsigned char)dealt;
+        s->nstock = 0;
+        for (int index = 0; index < dealt; index++) {
+            int len = s->len[index];
+            if (!(s->cols[index][len - 1] % 13) && len >= 13) collect(s, index, u);
+        }
+        return u;
+    }
+    signed char *dst = s->cols[target];
+    if (source >= CELL_BASE) {
+        s->cells[source - CELL_BASE] = NO_CARD;
+        s->row[card] = s->len[target];
+        dst[s->len[target]++] = (signed char)card;
+        s->where[card] = target;
+        if (!(card % 13) && s->len[target] >= 13) collect(s, target, u);
+        return u;
+    }
+    signed char *src = s->cols[source];
+    int row = s->row[card];
+    int glen = s->len[source] - row;
+    u->glen = (unsigned char)glen;
+    memcpy(u->group, src + row, (size_t)glen);
+    s->len[source] = row;
+    if (row && row == s->down[source]) {
+        s->down[source] = row - 1;
+        s->turned++;
+        s->hidden[src[row - 1]] = 0;
+        u->flipped = 1;
+    }
+    int at = s->len[target];
+    memcpy(dst + at, u->group, (size_t)glen);
+    for (int i = 0; i < glen; i++) {
+        int moved = u->group[i];
+        s->where[moved] = target;
+        s->row[moved] = at + i;
+    }
+    s->len[target] = at + glen;
+    if (!(dst[at + glen - 1] % 13) && at + glen >= 13) collect(s, target, u);
+    if (s->len[source] && !(src[s->len[source] - 1] % 13) && s->len[source] >= 13) collect(s, source, u);
+    return u;
+}
+
+static void pop(State *s) {
+    Undo *u = &s->path[--s->depth];
+    for (int k = u->ncollected - 1; k >= 0; k--) {
+        int index = u->collected[k][0], was_flipped = u->collected[k][1], suit = u->collected[k][2];
+        signed char *col = s->cols[index];
+        if (was_flipped) {
+            s->hidden[col[s->len[index] - 1]] = 1;
+            s->down[index]++;
+            s->turned--;
+        }
+        s->found--;
+        int at = s->len[index];
+        for (int i = 0; i < 13; i++) {
+            int moved = suit * 13 + 12 - i;
+            col[at + i] = (signed char)moved;
+            s->where[moved] = index;
+            s->row[moved] = at + i;
+        }
+        s->len[index] = at + 13;
+    }
+    int card = u->card, source = u->source, target = u->target;
+    if (card < 0) {
+        for (int index = 0; index < u->glen; index++) {
+            int moved = u->group[index];
+            s->len[index]--;
+            s->where[moved] = STOCK;
+            s->hidden[moved] = 1;
+            s->stock[index] = (signed char)moved;
+        }
+        s->nstock = u->glen;
+        return;
+    }
+    if (source >= CELL_BASE) {
+        s->len[target]--;
+        s->cells[source - CELL_BASE] = card;
+        s->where[card] = source;
+        return;
+    }
+    s->len[target] -= u->glen;
+    signed char *src = s->cols[source];
+    if (u->flipped) {
+        s->hidden[src[s->len[source] - 1]] = 1;
+        s->down[source]++;
+        s->turned--;
+    }
+    int at = s->len[source];
+    memcpy(src + at, u->group, u->glen);
+    for (int i = 0; i < u->glen; i++) {
+        int moved = u->group[i];
+        s->where[moved] = source;
+        s->row[moved] = at + i;
+    }
+    s->len[source] = at + u->glen;
+}
+
+/* -- rule 6: sleep sets ------------------------------------------------------------------ */
+
+static int bit(State *s, int card, int target) {
+    if (s->wasp && !s->len[target]) {
+        if (s->nstock && target < 3) return card + 52 * (target + 2);
+        return card + 52;
+    }
+    return card;
+}
+
+static Mask collectors(State *s, int king) {
+    Mask out;
+    memset(&out, 0, sizeof out);
+    int source = s->where[king];
+    if (source >= s->ncols) return out;
+    signed char *col = s->cols[source];
+    int end = s->row[king];
+    int size = s->len[source];
+    while (end + 1 < size && col[end] % 13 && col[end + 1] == col[end] - 1) end++;
+    if (!(col[end] % 13)) {
+        if (end + 1 == size) return out;
+        int card = col[end + 1];
+        if (s->wasp)
+            for (int kind = 0; kind < 5; kind++) mask_set(&out, card + 52 * kind);
+        else
+            mask_set(&out, card);
+        return out;
+    }
+    if (end + 1 < size) return out;
+    int card = col[end] - 1;
+    if (carries_tail(s, card, s->where[card])) mask_set(&out, card);
+    return out;
+}
+
+static void mask_andnot(Mask *m, const Mask *other) {
+    for (int i = 0; i < WORDS; i++) m->w[i] &= ~other->w[i];
+}
+
+static int empty_count(State *s, int from) {
+    int count = 0;
+    for (int i = from; i < s->ncols; i++)
+        if (!s->len[i]) count++;
+    return count;
+}
+
+static Mask commuting(State *s, Mask mask, int card, int target) {
+    if (s->wasp) {
+        for (int kind = 0; kind < 5; kind++) mask_clear(&mask, card + 52 * kind);
+        if (!s->len[target]) {
+            if (mask_above_links(&mask)) {
+                if (s->nstock && target < 3)
+                    mask_clear_kind(&mask, target + 2);
+                else if (empty_count(s, s->nstock ? 3 : 0) < 2)
+                    mask_clear_kind(&mask, 1);
+            }
+            if (mask_any(&mask) && card % 13 == 12) {
+                Mask c = collectors(s, card);
+                mask_andnot(&mask, &c);
+            }
+            return mask;
+        }
+    } else {
+        mask_clear(&mask, card);
+        if (card % 13 == 12) {
+            uint64_t kings = ((uint64_t)1 << 12) | ((uint64_t)1 << 25) | ((uint64_t)1 << 38) | ((uint64_t)1 << 51);
+            if ((mask.w[0] & kings) && empty_count(s, 0) < 2) mask.w[0] &= ~kings;
+            if (mask_any(&mask)) {
+                Mask c = collectors(s, card);
+                mask_andnot(&mask, &c);
+            }
+            return mask;
+        }
+    }
+    if (!mask_any(&mask)) return mask;
+    int n = s->ncols;
+    int home = s->where[card];
+    int onto = s->where[card + 1];
+    int top = home < n ? s->cols[home][s->len[home] - 1] : -1;
+    uint64_t kings = ((uint64_t)1 << 12) | ((uint64_t)1 << 25) | ((uint64_t)1 << 38) | ((uint64_t)1 << 51);
+    uint64_t rest = mask.w[0] & (((uint64_t)1 << 52) - 1) & ~kings;
+    while (rest) {
+        int other = __builtin_ctzll(rest);
+        rest &= rest - 1;
+        if (s->where[other] == onto && top == other + 1) mask.w[0] ^= (uint64_t)1 << other;
+    }
+    return mask;
+}
+
+/* -- rules 3 and 5 ------------------------------------------------------------------------ */
+
+static void dead_table(State *s) {
+    memset(s->dead, 0, sizeof s->dead);
+    for (int index = 0; index < s->ncols; index++) {
+        int down = s->down[index];
+        signed char *col = s->cols[index];
+        for (int count = 1; count <= down; count++) {
+            int any = 0;
+            for (int row = 0; row <= count && !any; row++) {
+                if (col[row] % 13 == 12) continue;
+                for (int below = 0; below < row; below++)
+                    if (col[below] == col[row] + 1) {
+                        any = 1;
+                        break;
+                    }
+            }
+            s->dead[index][count] = (unsigned char)any;
+        }
+    }
+}
+
+static int is_dead(State *s) {
+    for (int index = 0; index < s->ncols; index++)
+        if (s->down[index] && s->dead[index][s->down[index]]) return 1;
+    return 0;
+}
+
+static int waits(State *s, int card) {
+    int n = s->ncols;
+    int index = s->where[card];
+    if (index >= n) return 0;
+    signed char *col = s->cols[index];
+    int row = s->row[card];
+    int kings = s->kings;
+    int first = 0;
+    if (row < s->down[index]) {
+        int above = col[row + 1];
+        if (kings || above % 13 != 12) first = above + 1;
+    }
+    if (card % 13 == 12) return kings ? first : 0;
+    int successor = card + 1;
+    if (row && col[row - 1] == successor) return 0;
+    int place = s->where[successor];
+    if (place < n) {
+        signed char *scol = s->cols[place];
+        if (place != index && scol[s->len[place] - 1] == successor) return first;
+        int srow = s->row[successor];
+        if (place == index && srow > row) {
+            int mover = -1, movers = 0;
+            for (int k = row + 1; k <= srow; k++) {
+                int other = scol[k];
+                if (other % 13 == 12 || scol[k - 1] != other + 1) {
+                    mover = other;
+                    movers++;
+                }
+            }
+            if (!movers) return -1;
+            if (movers == 1 && (kings || mover % 13 != 12)) return first + 64 * (mover + 1);
+            return first;
+        }
+        int above = scol[srow + 1];
+        return (kings || above % 13 != 12) ? first + 64 * (above + 1) : first;
+    }
+    if (place < STOCK && (kings || successor % 13 != 12)) return first + 64 * (successor + 1);
+    return first;
+}
+
+static void add_seed(State *s, int card) {
+    if (s->nseeds >= (int)(sizeof s->seeds / sizeof s->seeds[0]))
+        s->seeds_full = 1;
+    else
+        s->seeds[s->nseeds++] = card;
+}
+
+static void newly_waiting(State *s, const Undo *u) {
+    int card = u->card, target = u->target;
+    if (u->source >= CELL_BASE) {
+        if (card % 13 && s->where[card - 1] == target) add_seed(s, card - 1);
+        return;
+    }
+    int source = u->source;
+    int beneath = s->where[card] == target ? s->row[card] : 52;
+    for (int i = 0; i < u->glen; i++) {
+        int moved = u->group[i];
+        if (moved % 13) {
+            int waiting = s->where[moved - 1];
+            if (waiting == source || (waiting == target && s->row[moved - 1] < beneath)) add_seed(s, moved - 1);
+        }
+    }
+}
+
+static int tangled_from(State *s, const int *seeds, int nseeds) {
+    uint32_t *mark = s->marks;
+    if (s->stamp > 0xfffffff0u) {
+        memset(mark, 0, sizeof s->marks);
+        s->stamp = 0;
+    }
+    uint32_t gray = s->stamp + 1;
+    uint32_t black = gray + 1;
+    s->stamp = black;
+    int *stack = s->stack;
+    int *later = s->later;
+    for (int i = 0; i < nseeds; i++) {
+        int start = seeds[i];
+        if (mark[start] >= gray) continue;
+        mark[start] = gray;
+        stack[0] = start * 3;
+        int depth = 0;
+        while (depth >= 0) {
+            int top = stack[depth];
+            int card = top / 3;
+            int phase = top % 3;
+            if (phase == 2) {
+                mark[card] = black;
+                depth--;
+                continue;
+            }
+            stack[depth] = top + 1;
+            int other;
+            if (phase == 0) {
+                int packed = waits(s, card);
+                if (packed < 0) return 1;
+                later[card] = packed / 64 - 1;
+                other = packed % 64 - 1;
+            } else {
+                other = later[card];
+            }
+            if (other < 0) continue;
+            uint32_t seen = mark[other];
+            if (seen == gray) return 1;
+            if (seen < gray) {
+                mark[other] = gray;
+                stack[++depth] = other * 3;
+            }
+        }
+    }
+    return 0;
+}
+
+static int tangled(State *s) {
+    int seeds[52], nseeds = 0;
+    for (int index = 0; index < s->ncols; index++)
+        for (int row = 0; row < s->len[index]; row++) seeds[nseeds++] = s->cols[index][row];
+    return tangled_from(s, seeds, nseeds);
+}
+
+/* -- the search --------------------------------------------------------------------------- */
+
+static void unwind(State *s, int base) {
+    while (s->depth > base) pop(s);
+}
+
+/* Arrive at a position (see _Run.enter): play forced links, then append its moves to
+ * s->moves. Returns the number of moves, or -1 for a dead end (the forced links unwound);
+ * ``sleep`` is updated in place. */
+static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
+    int base = s->depth;
+    Mask again;
+    memset(&again, 0, sizeof again);
+    int has_again = 0;
+    int seeded = 0;
+    s->nseeds = 0;
+    s->seeds_full = 0;
+    if (s->checks && moved && s->path[s->depth - 1].card >= 0) {
+        seeded = 1;
+        newly_waiting(s, &s->path[s->depth - 1]);
+    }
+    if (s->links && (!s->nstock || !s->any_time)) {
+        Move link;
+        while (s->found < 4 && first_link(s, &link)) {
+            if (mask_any(sleep)) {
+                if (s->wasp)
+                    memset(sleep, 0, sizeof *sleep);
+                else
+                    *sleep = commuting(s, *sleep, link.card, link.target);
+            }
+            Undo *u = push(s, link.card, link.source, link.target);
+            if (!u) return -1;
+            s->nodes++;
+            if (seeded) newly_waiting(s, u);
+            if (u->ncollected) memset(sleep, 0, sizeof *sleep);
+        }
+    }
+    if (s->found < 4) {
+        unsigned char key[256];
+        int len = build_key(s, key);
+        int fresh;
+        uint64_t *stored = table_setdefault(s, key, len, sleep, &fresh);
+        if (s->failed) return -1;
+        if (!fresh) {
+            int wake = 0;
+            for (int w = 0; w < s->words; w++)
+                if (stored[w] & ~sleep->w[w]) wake = 1;
+            if (!wake) {
+                unwind(s, base);
+                return -1;
+            }
+            Mask st;
+            memset(&st, 0, sizeof st);
+            for (int w = 0; w < s->words; w++) st.w[w] = stored[w];
+            if (mask_count(sleep) < mask_count(&st)) {
+                for (int w = 0; w < s->words; w++) stored[w] = sleep->w[w];
+            } else {
+                for (int w = 0; w < WORDS; w++) again.w[w] = st.w[w] & ~sleep->w[w];
+                has_again = mask_any(&again);
+            }
+        } else if (s->checks) {
+            int lost = 0;
+            if (s->turned + 4 * s->nstock != seen_at && is_dead(s))
+                lost = 1;
+            else if (!seeded || s->seeds_full)
+                lost = tangled(s);
+            else
+                lost = s->nseeds && tangled_from(s, s->seeds, s->nseeds);
+            if (lost) {
+                /* the record just stored is the last one: nothing asleep there now */
+                uint64_t *rec = s->records + (s->nrecords - 1) * (1 + (size_t)s->words);
+                for (int w = 0; w < s->words; w++) rec[1 + w] = 0;
+                unwind(s, base);
+                return -1;
+            }
+        }
+    }
+    size_t start = s->nmoves;
+    int count = gen_moves(s);
+    if (s->failed) return -1;
+    if (asleep && count && s->moves[start + count - 1].card < 0) {
+        count--;
+        s->nmoves--;
+    }
+    if (has_again || mask_any(sleep)) {
+        size_t kept = start;
+        for (size_t i = start; i < start + (size_t)count; i++) {
+            Move m = s->moves[i];
+            int keep;
+            if (has_again)
+                keep = m.card >= 0 && mask_test(&again, s->wasp ? bit(s, m.card, m.target) : m.card);
+            else
+                keep = m.card < 0 || !mask_test(sleep, s->wasp ? bit(s, m.card, m.target) : m.card);
+            if (keep) s->moves[kept++] = m;
+        }
+        count = (int)(kept - start);
+        s->nmoves = kept;
+    }
+    return count;
+}
+
+typedef struct {
+    size_t start;
+    int count, base, covered, checked, cursor;
+    Mask sleep, done;
+} Frame;
+
+static void free_state(State *s) {
+    free(s->path);
+    free(s->arena);
+    free(s->records);
+    free(s->slots);
+    free(s->moves);
+}
+
+static int grow_frames(Frame **frames, int *cap, int need) {
+    if (need <= *cap) return 1;
+    int cap2 = *cap ? *cap * 2 : 256;
+    while (cap2 < need) cap2 *= 2;
+    Frame *p = realloc(*frames, sizeof(Frame) * (size_t)cap2);
+    if (!p) return 0;
+    *frames = p;
+    *cap = cap2;
+    return 1;
+}
+
+/* Run the search (see search() in protocol/search.py); returns the outcome, with s->path
+ * holding the winning line when won, or -1 with a Python error set. */
+static int run_search(State *s, int rules, long long limit, int timed, double deadline, PyObject *clock) {
+    int commute = (rules & RULE_COMMUTE) && (!s->wasp || (rules & RULE_SETTLED));
+    int early = commute && s->wasp && !s->any_time;
+    int sleeps = (rules & RULE_SLEEP) && s->any_time;
+    if (s->found == 4) return WON;
+    Mask sleep;
+    memset(&sleep, 0, sizeof sleep);
+    int count = enter(s, 0, -1, &sleep, 0);
+    if (s->failed) goto nomem;
+    if (s->found == 4) return WON;
+    if (count <= 0) return LOST;
+    Frame *frames = NULL;
+    int nframes = 0, cap = 0;
+    if (!grow_frames(&frames, &cap, 1)) goto nomem;
+    Frame *f = &frames[nframes++];
+    f->start = s->nmoves - (size_t)count;
+    f->count = count;
+    f->base = s->depth;
+    f->covered = sleeps;
+    f->checked = s->turned + 4 * s->nstock;
+    f->cursor = 0;
+    f->sleep = sleep;
+    memset(&f->done, 0, sizeof f->done);
+    int outcome = LOST;
+    while (nframes) {
+        f = &frames[nframes - 1];
+        if (s->depth > f->base) unwind(s, f->base);
+        if (f->cursor == f->count) {
+            s->nmoves = f->start;
+            nframes--;
+            continue;
+        }
+        Move move = s->moves[f->start + (size_t)f->cursor++];
+        int card = move.card;
+        int asleep = f->covered && s->nstock && card >= 0 && move.source > 2 && move.target > 2;
+        Mask child;
+        memset(&child, 0, sizeof child);
+        if (commute && card >= 0 && (early || !s->nstock)) {
+            Mask both;
+            for (int w = 0; w < WORDS; w++) both.w[w] = f->sleep.w[w] | f->done.w[w];
+            child = commuting(s, both, card, move.target);
+            mask_set(&f->done, bit(s, card, move.target));
+        }
+        if (!push(s, card, move.source, move.target)) {
+            free(frames);
+            goto nomem;
+        }
+        s->nodes++;
+        long long nodes = s->nodes;
+        if (nodes > limit) {
+            outcome = UNDECIDED;
+            break;
+        }
+        if (timed && !(nodes & 1023)) {
+            PyObject *now = PyObject_CallNoArgs(clock);
+            if (!now) {
+                free(frames);
+                return -1;
+            }
+            double t = PyFloat_AsDouble(now);
+            Py_DECREF(now);
+            if (t == -1.0 && PyErr_Occurred()) {
+                free(frames);
+                return -1;
+            }
+            if (t > deadline) {
+                outcome = UNDECIDED;
+                break;
+            }
+        }
+        if (s->found == 4) {
+            outcome = WON;
+            break;
+        }
+        int checked = f->checked;
+        count = enter(s, asleep, checked, &child, 1);
+        if (s->failed) {
+            free(frames);
+            goto nomem;
+        }
+        if (s->found == 4) {
+            outcome = WON;
+            break;
+        }
+        if (count > 0) {
+            if (!grow_frames(&frames, &cap, nframes + 1)) {
+                free(frames);
+                goto nomem;
+            }
+            f = &frames[nframes++];
+            f->start = s->nmoves - (size_t)count;
+            f->count = count;
+            f->base = s->depth;
+            f->covered = sleeps && s->nstock;
+            f->checked = s->turned + 4 * s->nstock;
+            f->cursor = 0;
+            f->sleep = child;
+            memset(&f->done, 0, sizeof f->done);
+        }
+    }
+    free(frames);
+    return outcome;
+nomem:
+    PyErr_SetString(PyExc_MemoryError, "the solver's search ran out of memory");
+    return -1;
+}
+
+static int read_ints(PyObject *seq, int *out, int max, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > max) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%s: too many entries", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (int)v;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+}
+
+/* Refuse what the arrays cannot hold: a card outside 0-51 or seen twice, a face-down count
+ * that leaves no face-up card, more stock than columns. (The engine never builds such a
+ * position; this keeps a bad caller from writing outside the arrays.) */
+static int validate(State *s) {
+    unsigned char seen[52];
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < s->ncols; i++) {
+        if (s->down[i] < 0 || (s->down[i] && s->down[i] >= s->len[i])) {
+            PyErr_Format(PyExc_ValueError, "column %d: face-down count %d with %d cards", i + 1, s->down[i], s->len[i]);
+            return -1;
+        }
+        for (int r = 0; r < s->len[i]; r++) {
+            int card = s->cols[i][r];
+            if (card < 0 || card >= 52 || seen[card]++) {
+                PyErr_Format(PyExc_ValueError, "column %d: bad or repeated card %d", i + 1, card);
+                return -1;
+            }
+        }
+    }
+    for (int i = 0; i < s->nstock; i++) {
+        int card = s->stock[i];
+        if (card < 0 || card >= 52 || seen[card]++) {
+            PyErr_Format(PyExc_ValueError, "stock: bad or repeated card %d", card);
+            return -1;
+        }
+    }
+    for (int i = 0; i < s->ncells; i++) {
+        int card = s->cells[i];
+        if (card != NO_CARD && (card < 0 || card >= 52 || seen[card]++)) {
+            PyErr_Format(PyExc_ValueError, "reserve cell %d: bad or repeated card %d", i + 1, card);
+            return -1;
+        }
+    }
+    if (s->found < 0 || s->found > 4) {
+        PyErr_Format(PyExc_ValueError, "%d runs collected", s->found);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *cols, *down, *stock, *cells, *clock;
+    int found, wasp, any_time, rules;
+    long long limit;
+    double seconds;
+    int timed;
+    if (!PyArg_ParseTuple(args, "OOOOippiLdpO", &cols, &down, &stock, &cells, &found, &wasp, &any_time,
+                          &rules, &limit, &seconds, &timed, &clock))
+        return NULL;
+    State *s = calloc(1, sizeof(State));
+    if (!s) return PyErr_NoMemory();
+    PyObject *result = NULL;
+    PyObject *colseq = PySequence_Fast(cols, "columns must be a sequence");
+    if (!colseq) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(colseq);
+    if (n < 1 || n > MAXCOLS) {
+        Py_DECREF(colseq);
+        PyErr_Format(PyExc_ValueError, "between 1 and %d columns", MAXCOLS);
+        goto done;
+    }
+    s->ncols = (int)n;
+    for (int i = 0; i < n; i++) {
+        int cards[MAXLEN];
+        int len = read_ints(PySequence_Fast_GET_ITEM(colseq, i), cards, 52, "a column");
+        if (len < 0) {
+            Py_DECREF(colseq);
+            goto done;
+        }
+        s->len[i] = len;
+        for (int r = 0; r < len; r++) s->cols[i][r] = (signed char)cards[r];
+    }
+    Py_DECREF(colseq);
+    int values[52];
+    int ndown = read_ints(down, s->down, MAXCOLS, "face-down counts");
+    if (ndown < 0) goto done;
+    if (ndown != s->ncols) {
+        PyErr_Format(PyExc_ValueError, "%d face-down counts for %d columns", ndown, s->ncols);
+        goto done;
+    }
+    int nstock = read_ints(stock, values, MAXCOLS, "the stock");
+    if (nstock < 0) goto done;
+    if (nstock > s->ncols) {
+        PyErr_Format(PyExc_ValueError, "a stock of %d cards for %d columns", nstock, s->ncols);
+        goto done;
+    }
+    s->nstock = nstock;
+    for (int i = 0; i < nstock; i++) s->stock[i] = (signed char)values[i];
+    int ncells = read_ints(cells, s->cells, MAXCELLS, "the reserve cells");
+    if (ncells < 0) goto done;
+    s->ncells = ncells;
+    s->found = found;
+    s->wasp = wasp;
+    s->any_time = any_time;
+    s->symmetry = (rules & RULE_SYMMETRY) != 0;
+    s->tails = (rules & RULE_TAILS) != 0;
+    s->settled = (rules & RULE_SETTLED) != 0;
+    s->kings = (rules & RULE_KINGS) != 0;
+    s->links = (rules & RULE_LINKS) != 0;
+    s->checks = (rules & RULE_DEAD) && !wasp;
+    s->words = wasp ? WORDS : 1;
+    if (validate(s) < 0) goto done;
+    for (int c = 0; c < 52; c++) s->where[c] = FOUNDATION;
+    for (int i = 0; i < s->ncols; i++)
+        for (int r = 0; r < s->len[i]; r++) {
+            int card = s->cols[i][r];
+            s->where[card] = i;
+            s->row[card] = r;
+            s->hidden[card] = r < s->down[i];
+        }
+    for (int i = 0; i < s->nstock; i++) {
+        s->where[(int)s->stock[i]] = STOCK;
+        s->hidden[(int)s->stock[i]] = 1;
+    }
+    for (int i = 0; i < s->ncells; i++)
+        if (s->cells[i] != NO_CARD) s->where[s->cells[i]] = CELL_BASE + i;
+    s->slots = calloc(1 << 16, sizeof(uint64_t));
+    if (!s->slots) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    s->slot_mask = (1 << 16) - 1;
+    if (s->checks) dead_table(s);
+    double deadline = 0;
+    if (timed) {
+        PyObject *now = PyObject_CallNoArgs(clock);
+        if (!now) goto done;
+        deadline = PyFloat_AsDouble(now) + seconds;
+        Py_DECREF(now);
+        if (PyErr_Occurred()) goto done;
+    }
+    int outcome = run_search(s, rules, limit, timed, deadline, clock);
+    if (outcome < 0) goto done;
+    PyObject *line = PyList_New(0);
+    if (!line) goto done;
+    if (outcome == WON) {
+        for (int i = 0; i < s->depth; i++) {
+            Undo *u = &s->path[i];
+            PyObject *move = Py_BuildValue("(iii)", u->card, u->source, u->target);
+            if (!move || PyList_Append(line, move) < 0) {
+                Py_XDECREF(move);
+                Py_DECREF(line);
+                goto done;
+            }
+            Py_DECREF(move);
+        }
+    }
+    result = Py_BuildValue("(iNL)", outcome, line, s->nodes);
+done:
+    free_state(s);
+    free(s);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"search", py_search, METH_VARARGS,
+     "search(cols, down, stock, cells, found, wasp, any_time, rules, limit, seconds, timed, clock)"
+     " -> (outcome, line, nodes): protocol.search's search, in C."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "_fastsearch",
+    .m_doc = "The solver's search in C (see protocol/search.py).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__fastsearch(void) { return PyModule_Create(&module); }

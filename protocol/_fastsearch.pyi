@@ -1,0 +1,20 @@
+"""The solver's search in C (``protocol/_fastsearch.c``): :func:`protocol.search.search`,
+taking the position's parts instead of a ``Search`` and the rules as bits."""
+
+from collections.abc import Callable, Sequence
+
+def search(
+    cols: Sequence[Sequence[int]],
+    down: Sequence[int],
+    stock: Sequence[int],
+    cells: Sequence[int],
+    found: int,
+    wasp: bool,
+    any_time: bool,
+    rules: int,
+    limit: int,
+    seconds: float,
+    timed: bool,
+    clock: Callable[[], float] | None,
+    /,
+) -> tuple[int, list[tuple[int, int, int]], int]: ...

@@ -1,0 +1,154 @@
+"""The search in C (``protocol/_fastsearch.c``) against the search it implements.
+
+``protocol.search`` defines the search: its rules, their order, what the table keeps.
+The C search must do exactly the same work from any position under any set of rules:
+the same outcome, the same node count and the same winning line. These tests compare
+the two on deals and on positions part-way through random games, with every rule, with
+none, and with random subsets; and check that the C search refuses a position it cannot
+hold instead of reading or writing outside its arrays.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from protocol import solver
+from protocol.game import Board, board_from_text, board_to_text
+from protocol.search import ALL_RULES, UNDECIDED, search
+from protocol.solver import _state, run_search
+
+VARIANTS = ("scorpion", "scorpion-ii", "wasp", "three-blind-mice")
+
+
+def _fast() -> Any:
+    fast = vars(solver)["_fastsearch"]
+    assert fast is not None, (
+        "protocol._fastsearch is missing: the package was installed without building it (setup.py)"
+    )
+    return fast
+
+
+def test_the_c_search_is_built() -> None:
+    if os.environ.get("SCORPION_PURE_PYTHON"):
+        assert vars(solver)["_fastsearch"] is None
+    else:
+        _fast()
+
+
+def _both(board: Board, rules: frozenset[str], nodes: int) -> tuple[object, object]:
+    python = search(_state(board, rules=rules), nodes, None, None)
+    c = run_search(_state(board, rules=rules), nodes)
+    return python, c
+
+
+def _rule_sets(rng: random.Random) -> Iterator[frozenset[str]]:
+    yield ALL_RULES
+    yield frozenset()
+    for _ in range(2):
+        yield frozenset(name for name in sorted(ALL_RULES) if rng.random() < 0.5)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_c_and_the_python_search_do_the_same_work_on_deals(variant: str) -> None:
+    _fast()
+    rng = random.Random(f"fast {variant}")
+    outcomes: set[int] = set()
+    nodes = 0
+    for index in range(24):
+        rule = ("any-time", "when-stuck")[index % 2]
+        board = Board.new(variant, rng.randrange(32001, 10**20), rule)
+        for rules in _rule_sets(rng):
+            python, c = _both(board, rules, 30_000)
+            assert c == python, (variant, rule, board_to_text(board), sorted(rules))
+            outcomes.add(python[0])  # type: ignore[index]
+            nodes += python[2]  # type: ignore[index]
+    # Not a comparison of empty searches: both won, lost and ran out, with real work.
+    assert outcomes == {0, 1, 2}, outcomes
+    assert nodes > 500_000
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_c_and_the_python_search_do_the_same_work_part_way_through_games(variant: str) -> None:
+    _fast()
+    rng = random.Random(f"fast play {variant}")
+    checked = 0
+    for _ in range(12):
+        board = Board.new(variant, rng.randrange(32001, 10**20), rng.choice(("any-time", "when-stuck")))
+        for _ in range(rng.randrange(5, 60)):
+            legal = board.legal_moves()
+            if not legal:
+                break
+            board.play(rng.choice(legal))
+            if rng.random() < 0.3:
+                python, c = _both(board, ALL_RULES, 5_000)
+                assert c == python, (variant, board_to_text(board))
+                checked += 1
+    assert checked >= 30
+
+
+def test_the_c_search_reads_the_clock_as_the_python_search_does() -> None:
+    _fast()
+    board = Board.new("three-blind-mice", 30998652496660269494)
+
+    def ticking() -> Callable[[], float]:
+        # A clock that moves one second per reading: both searches read it at the start
+        # and every 1,024 nodes, so both stop at the same node.
+        now = [0.0]
+
+        def clock() -> float:
+            now[0] += 1.0
+            return now[0]
+
+        return clock
+
+    python = search(_state(board), 10**9, 5.0, ticking())
+    c = run_search(_state(board), 10**9, 5.0, ticking())
+    assert python[0] == UNDECIDED
+    assert c == python
+    assert 5 * 1024 <= python[2] <= 10 * 1024  # forced links may step over a reading
+
+    def broken() -> float:
+        raise RuntimeError("clock failed")
+
+    with pytest.raises(RuntimeError, match="clock failed"):
+        run_search(_state(board), 10**9, 5.0, broken)
+
+
+def test_the_c_search_refuses_a_position_it_cannot_hold() -> None:
+    fast = _fast()
+    run = fast.search
+    board = board_from_text(
+        "scorpion any-time 5CKSQSJSTS9S8S7S6S5S4S3S2S/AS/-/KCQCJCTC9C8C7C6C/4C3C2CAC/-/- - DH"
+    )
+    state = _state(board)
+
+    def call(
+        cols: list[list[int]], down: list[int], stock: list[int], cells: list[int], found: int = 2
+    ) -> None:
+        run(cols, down, stock, cells, found, False, True, 255, 1000, 0.0, False, None)
+
+    cols = [list(col) for col in state.cols]
+    with pytest.raises(ValueError, match="repeated card"):
+        call([*cols[:-1], [cols[0][0]]], state.down, state.stock, state.cells)
+    with pytest.raises(ValueError, match="bad or repeated card 52"):
+        call([*cols[:-1], [52]], state.down, state.stock, state.cells)
+    with pytest.raises(ValueError, match="face-down count"):
+        call(cols, [0, 1, *state.down[2:]], state.stock, state.cells)  # column 2: its one card face down
+    with pytest.raises(ValueError, match="6 face-down counts for 7 columns"):
+        call(cols, state.down[:-1], state.stock, state.cells)
+    with pytest.raises(ValueError, match="between 1 and 16 columns"):
+        call([[]] * 17, [0] * 17, [], [])
+    with pytest.raises(ValueError, match="runs collected"):
+        call(cols, state.down, state.stock, state.cells, found=5)
+    with pytest.raises(TypeError):
+        call([["KS"]], [0], [], [])  # type: ignore[list-item]
+    # And the position itself, given whole, is searched.
+    every = 255  # the eight rules' bits
+    position = (state.cols, state.down, state.stock, state.cells, state.found)
+    outcome, line, nodes = run(*position, False, True, every, 1000, 0.0, False, None)
+    assert (outcome, line, nodes) == search(_state(board), 1000, None, None)
