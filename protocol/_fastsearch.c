@@ -6,8 +6,8 @@
  * and any set of rules both searches visit the same nodes and give the same verdict and
  * line (tests/protocol/test_fastsearch.py checks this). What differs is the machinery:
  * the position lives in fixed arrays, the key is built into a buffer, the transposition
- * table is an open-addressing hash table over an arena of keys, and nothing is allocated
- * per node.
+ * table is an open-addressing hash table of 8-byte slots over entries (sleep set and
+ * exact key) stored in blocks that never move, and nothing is allocated per node.
  *
  * Entry point: search(cols, down, stock, cells, found, wasp, any_time, rules, limit,
  * seconds, clock) -> (outcome, line, nodes), with the arguments of Search(...) and of
@@ -30,6 +30,8 @@
 #define LOST 1
 #define UNDECIDED 2
 #define WORDS 5 /* sleep-set bits: card + 52 * kind, kind 0..4 (Search.bit) */
+#define BLOCK_SHIFT 26 /* the table's entries live in blocks of 64 MB */
+#define BLOCKS 511     /* under 32 GB of entries: offsets count 8-byte units in 32 bits */
 
 enum {
     RULE_SYMMETRY = 1,
@@ -52,9 +54,15 @@ static inline int mask_any(const Mask *m) {
 static inline void mask_set(Mask *m, int bit) { m->w[bit >> 6] |= (uint64_t)1 << (bit & 63); }
 static inline void mask_clear(Mask *m, int bit) { m->w[bit >> 6] &= ~((uint64_t)1 << (bit & 63)); }
 static inline int mask_test(const Mask *m, int bit) { return (int)((m->w[bit >> 6] >> (bit & 63)) & 1); }
+static inline int popcount64(uint64_t x) { /* inline: no popcnt instruction is assumed */
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
 static inline int mask_count(const Mask *m) {
     int n = 0;
-    for (int i = 0; i < WORDS; i++) n += __builtin_popcountll(m->w[i]);
+    for (int i = 0; i < WORDS; i++) n += popcount64(m->w[i]);
     return n;
 }
 /* Clear the 52 bits of kind ``kind`` (bits 52 * kind ... 52 * kind + 51). */
@@ -111,13 +119,14 @@ typedef struct {
     int nseeds;
     int seeds_full; /* too many to keep: test every card */
     /* the table */
-    unsigned char *arena;
-    size_t arena_size, arena_cap;
-    uint64_t *records; /* per record: the key's arena offset, then ``words`` sleep words */
-    size_t nrecords, records_cap;
+    unsigned char *blocks[BLOCKS]; /* the entries, in blocks that never move */
+    int nblocks;
+    size_t used; /* bytes used in the last block */
+    size_t entries;
     int words;
-    uint64_t *slots; /* (hash >> 32) << 32 | (record + 1); 0: empty */
-    size_t slot_mask;
+    uint64_t *slots; /* the hash's top 32 bits << 32 | (entry's offset in 8-byte units + 1) */
+    int bits;        /* log2 of the slot count: a key's first slot is its hash's top bits */
+    uint64_t *last;  /* the sleep words of the entry stored last */
     /* moves of the open frames, stacked */
     Move *moves;
     size_t nmoves, moves_cap;
@@ -221,62 +230,74 @@ static uint64_t hash_key(const unsigned char *key, int len) {
     return h;
 }
 
+/* An entry: its ``words`` sleep words, the key's length, the key; 8-byte aligned. */
+static inline unsigned char *entry_at(State *s, uint64_t slot) {
+    uint64_t unit = (slot & 0xffffffffu) - 1;
+    return s->blocks[unit >> (BLOCK_SHIFT - 3)] + ((unit << 3) & (((uint64_t)1 << BLOCK_SHIFT) - 1));
+}
+
 static int table_grow(State *s) {
-    size_t cap = (s->slot_mask + 1) * 2;
+    int bits = s->bits + 1;
+    size_t cap = (size_t)1 << bits;
     uint64_t *slots = calloc(cap, sizeof(uint64_t));
     if (!slots) return 0;
-    for (size_t i = 0; i <= s->slot_mask; i++) {
+    size_t old = (size_t)1 << s->bits;
+    for (size_t i = 0; i < old; i++) {
         uint64_t slot = s->slots[i];
         if (!slot) continue;
-        size_t rec = (size_t)(slot & 0xffffffffu) - 1;
-        const unsigned char *key = s->arena + s->records[rec * (1 + s->words)];
-        uint64_t h = hash_key(key + 1, key[0]);
-        size_t j = h & (cap - 1);
+        /* the first slot comes from the stored top bits: no key is read again */
+        size_t j = (size_t)(slot >> (64 - bits));
         while (slots[j]) j = (j + 1) & (cap - 1);
         slots[j] = slot;
     }
     free(s->slots);
     s->slots = slots;
-    s->slot_mask = cap - 1;
+    s->bits = bits;
     return 1;
 }
 
-/* Find ``key``; if absent, store it with ``sleep`` and return NULL with *fresh set. Returns
- * the record's sleep words when present. */
-static uint64_t *table_setdefault(State *s, const unsigned char *key, int len, const Mask *sleep, int *fresh) {
-    uint64_t h = hash_key(key, len);
+static inline size_t first_slot(State *s, uint64_t h) { return (size_t)(h >> (64 - s->bits)); }
+
+/* Find ``key`` (hash ``h``); if absent, store it with ``sleep``, set *fresh and return
+ * NULL. Returns the entry's sleep words when present. */
+static uint64_t *table_setdefault(State *s, const unsigned char *key, int len, uint64_t h, const Mask *sleep,
+                                  int *fresh) {
     uint64_t tag = h >> 32;
-    size_t i = h & s->slot_mask;
-    size_t stride = 1 + (size_t)s->words;
+    size_t mask = ((size_t)1 << s->bits) - 1;
+    size_t i = first_slot(s, h);
+    size_t head = 8 * (size_t)s->words;
     for (;;) {
         uint64_t slot = s->slots[i];
         if (!slot) break;
         if ((slot >> 32) == tag) {
-            size_t rec = (size_t)(slot & 0xffffffffu) - 1;
-            const unsigned char *stored = s->arena + s->records[rec * stride];
-            if (stored[0] == len && !memcmp(stored + 1, key, (size_t)len)) {
+            unsigned char *entry = entry_at(s, slot);
+            if (entry[head] == len && !memcmp(entry + head + 1, key, (size_t)len)) {
                 *fresh = 0;
-                return s->records + rec * stride + 1;
+                return (uint64_t *)entry;
             }
         }
-        i = (i + 1) & s->slot_mask;
+        i = (i + 1) & mask;
     }
     *fresh = 1;
-    if (s->nrecords >= 0xfffffff0u || !grow((void **)&s->arena, &s->arena_cap, s->arena_size + (size_t)len + 1, 1) ||
-        !grow((void **)&s->records, &s->records_cap, (s->nrecords + 1) * stride, sizeof(uint64_t))) {
-        s->failed = 1;
-        return NULL;
+    size_t size = (head + 1 + (size_t)len + 7) & ~(size_t)7;
+    if (!s->nblocks || s->used + size > ((size_t)1 << BLOCK_SHIFT)) {
+        if (s->nblocks == BLOCKS || !(s->blocks[s->nblocks] = malloc((size_t)1 << BLOCK_SHIFT))) {
+            s->failed = 1;
+            return NULL;
+        }
+        s->nblocks++;
+        s->used = 0;
     }
-    size_t off = s->arena_size;
-    s->arena[off] = (unsigned char)len;
-    memcpy(s->arena + off + 1, key, (size_t)len);
-    s->arena_size += (size_t)len + 1;
-    uint64_t *rec = s->records + s->nrecords * stride;
-    rec[0] = off;
-    for (int w = 0; w < s->words; w++) rec[1 + w] = sleep->w[w];
-    s->nrecords++;
-    s->slots[i] = (tag << 32) | (uint64_t)s->nrecords;
-    if (s->nrecords * 2 > s->slot_mask + 1 && !table_grow(s)) s->failed = 1;
+    unsigned char *entry = s->blocks[s->nblocks - 1] + s->used;
+    uint64_t unit = ((uint64_t)(s->nblocks - 1) << (BLOCK_SHIFT - 3)) + (s->used >> 3);
+    s->used += size;
+    memcpy(entry, sleep->w, head);
+    entry[head] = (unsigned char)len;
+    memcpy(entry + head + 1, key, (size_t)len);
+    s->last = (uint64_t *)entry;
+    s->entries++;
+    s->slots[i] = (tag << 32) | (unit + 1);
+    if (s->entries * 2 > mask + 1 && (s->bits >= 32 || !table_grow(s))) s->failed = 1;
     return NULL;
 }
 
@@ -854,17 +875,26 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
             if (u->ncollected) memset(sleep, 0, sizeof *sleep);
         }
     }
+    size_t start = s->nmoves;
+    int count;
     if (s->found < 4) {
         unsigned char key[256];
         int len = build_key(s, key);
+        uint64_t h = hash_key(key, len);
+        /* The key's slot is most likely not in the cache: ask for it, and list the moves
+         * (the position's, whatever the table says) while it comes. */
+        __builtin_prefetch(&s->slots[first_slot(s, h)]);
+        count = gen_moves(s);
+        if (s->failed) return -1;
         int fresh;
-        uint64_t *stored = table_setdefault(s, key, len, sleep, &fresh);
+        uint64_t *stored = table_setdefault(s, key, len, h, sleep, &fresh);
         if (s->failed) return -1;
         if (!fresh) {
             int wake = 0;
             for (int w = 0; w < s->words; w++)
                 if (stored[w] & ~sleep->w[w]) wake = 1;
             if (!wake) {
+                s->nmoves = start;
                 unwind(s, base);
                 return -1;
             }
@@ -886,17 +916,17 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
             else
                 lost = s->nseeds && tangled_from(s, s->seeds, s->nseeds);
             if (lost) {
-                /* the record just stored is the last one: nothing asleep there now */
-                uint64_t *rec = s->records + (s->nrecords - 1) * (1 + (size_t)s->words);
-                for (int w = 0; w < s->words; w++) rec[1 + w] = 0;
+                /* the entry just stored: nothing asleep there now */
+                for (int w = 0; w < s->words; w++) s->last[w] = 0;
+                s->nmoves = start;
                 unwind(s, base);
                 return -1;
             }
         }
+    } else {
+        count = gen_moves(s);
+        if (s->failed) return -1;
     }
-    size_t start = s->nmoves;
-    int count = gen_moves(s);
-    if (s->failed) return -1;
     if (asleep && count && s->moves[start + count - 1].card < 0) {
         count--;
         s->nmoves--;
@@ -926,8 +956,7 @@ typedef struct {
 
 static void free_state(State *s) {
     free(s->path);
-    free(s->arena);
-    free(s->records);
+    for (int i = 0; i < s->nblocks; i++) free(s->blocks[i]);
     free(s->slots);
     free(s->moves);
 }
@@ -1193,7 +1222,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    s->slot_mask = (1 << 16) - 1;
+    s->bits = 16;
     if (s->checks) dead_table(s);
     double deadline = 0;
     if (timed) {
