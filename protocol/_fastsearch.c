@@ -1027,6 +1027,10 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
             outcome = UNDECIDED;
             break;
         }
+        if (!(nodes & 1023) && PyErr_CheckSignals() < 0) { /* Ctrl-C stops a long search */
+            free(frames);
+            return -1;
+        }
         if (timed && !(nodes & 1023)) {
             PyObject *now = PyObject_CallNoArgs(clock);
             if (!now) {

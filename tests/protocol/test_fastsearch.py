@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -152,3 +153,25 @@ def test_the_c_search_refuses_a_position_it_cannot_hold() -> None:
     position = (state.cols, state.down, state.stock, state.cells, state.found)
     outcome, line, nodes = run(*position, False, True, every, 1000, 0.0, False, None)
     assert (outcome, line, nodes) == search(_state(board), 1000, None, None)
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_signal_stops_a_long_c_search() -> None:
+    _fast()
+    # A hard lost deal: some 30 million nodes, far more than the timer leaves it.
+    board = Board.new("three-blind-mice", 21739719910239165651)
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Stop
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(_Stop):
+            run_search(_state(board), 40_000_000)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
