@@ -10,8 +10,11 @@
  * exact key) stored in blocks that never move, and nothing is allocated per node.
  *
  * Entry point: search(cols, down, stock, cells, found, wasp, any_time, rules, limit,
- * seconds, clock) -> (outcome, line, nodes), with the arguments of Search(...) and of
- * search() in protocol/search.py, the rules as a bit mask (RULE_* below).
+ * seconds, timed, clock) -> (outcome, line, nodes), with the arguments of Search(...) and
+ * of search() in protocol/search.py, the rules as a bit mask (RULE_* below), and ``timed``
+ * telling whether ``seconds`` and ``clock`` apply. Every 1,024 nodes it reads the clock
+ * (when timed) and lets Python run its signal handlers (an exception they raise ends the
+ * search).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
