@@ -68,9 +68,17 @@ static inline int mask_count(const Mask *m) {
     for (int i = 0; i < WORDS; i++) n += popcount64(m->w[i]);
     return n;
 }
-/* Clear the 52 bits of kind ``kind`` (bits 52 * kind ... 52 * kind + 51). */
-static void mask_clear_kind(Mask *m, int kind) {
-    for (int b = 52 * kind; b < 52 * kind + 52; b++) mask_clear(m, b);
+/* The 52 bits of each kind (bits 52 * kind ... 52 * kind + 51), made at import. */
+static Mask KIND[5];
+
+static void make_kinds(void) {
+    memset(KIND, 0, sizeof KIND);
+    for (int kind = 0; kind < 5; kind++)
+        for (int b = 52 * kind; b < 52 * kind + 52; b++) mask_set(&KIND[kind], b);
+}
+
+static inline void mask_clear_kind(Mask *m, int kind) {
+    for (int i = 0; i < WORDS; i++) m->w[i] &= ~KIND[kind].w[i];
 }
 static inline int mask_above_links(const Mask *m) {
     return (m->w[0] >> 52) != 0 || m->w[1] || m->w[2] || m->w[3] || m->w[4];
@@ -342,16 +350,15 @@ static int first_link(State *s, Move *out) {
     return 0;
 }
 
-static int push_move(State *s, int card, int source, int target) {
-    if (!grow((void **)&s->moves, &s->moves_cap, s->nmoves + 1, sizeof(Move))) {
-        s->failed = 1;
-        return 0;
-    }
+/* Room gen_moves reserves: more than any position's moves (a link per column, one per
+ * cell, each card into each representative empty column, the deal). */
+#define MOVES_ROOM (MAXCOLS + MAXCELLS + 52 * MAXCOLS + 1)
+
+static inline void push_move(State *s, int card, int source, int target) {
     Move *m = &s->moves[s->nmoves++];
     m->card = (short)card;
     m->source = (short)source;
     m->target = (short)target;
-    return 1;
 }
 
 /* Append the legal moves to s->moves in search order; return how many. */
@@ -362,6 +369,10 @@ static int gen_moves(State *s) {
     int empty[MAXCOLS], nempty = 0;
     int idle = 0;
     size_t start = s->nmoves;
+    if (!grow((void **)&s->moves, &s->moves_cap, start + MOVES_ROOM, sizeof(Move))) {
+        s->failed = 1;
+        return 0;
+    }
     for (int target = 0; target < n; target++) {
         int len = s->len[target];
         if (!len) {
@@ -1277,4 +1288,7 @@ static struct PyModuleDef module = {
     .m_methods = methods,
 };
 
-PyMODINIT_FUNC PyInit__fastsearch(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__fastsearch(void) {
+    make_kinds();
+    return PyModule_Create(&module);
+}
