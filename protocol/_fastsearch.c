@@ -169,37 +169,51 @@ static int carries_tail(State *s, int card, int source) {
 
 /* -- keys ------------------------------------------------------------------------------- */
 
+/* Copy a column's cards 8 bytes at a time: the column arrays (MAXLEN) and the key buffer
+ * leave room for the bytes copied past the last card, which the next part overwrites. */
+static inline int put_cards(unsigned char *key, int k, const signed char *col, int len) {
+    for (int j = 0; j < len; j += 8) memcpy(key + k + j, col + j, 8);
+    return k + len;
+}
+
 static int build_key(State *s, unsigned char *key) {
     int n = s->ncols;
     int k = 0;
     if (s->nstock) key[k++] = 0xff;
-    int order[MAXCOLS];
-    int m = 0;
     if (!s->symmetry) {
-        for (int i = 0; i < n; i++) order[m++] = i;
+        for (int i = 0; i < n; i++) {
+            key[k++] = (unsigned char)(200 + s->down[i]);
+            k = put_cards(key, k, s->cols[i], s->len[i]);
+        }
     } else {
         int fixed = s->nstock ? 3 : 0;
         if (fixed > n) fixed = n;
-        for (int i = 0; i < fixed; i++) order[m++] = i;
-        int start = m;
+        for (int i = 0; i < fixed; i++) {
+            key[k++] = (unsigned char)(200 + s->down[i]);
+            k = put_cards(key, k, s->cols[i], s->len[i]);
+        }
+        /* the other columns by bottom card (each sort item: bottom << 8 | column), the
+         * empty ones last */
+        int items[MAXCOLS], m = 0, empties = 0;
         for (int i = fixed; i < n; i++) {
-            if (!s->len[i]) continue;
-            int b = s->cols[i][0];
+            if (!s->len[i]) {
+                empties++;
+                continue;
+            }
+            int item = s->cols[i][0] << 8 | i;
             int j = m++;
-            while (j > start && s->cols[order[j - 1]][0] > b) {
-                order[j] = order[j - 1];
+            while (j > 0 && items[j - 1] > item) {
+                items[j] = items[j - 1];
                 j--;
             }
-            order[j] = i;
+            items[j] = item;
         }
-        for (int i = fixed; i < n; i++)
-            if (!s->len[i]) order[m++] = i;
-    }
-    for (int j = 0; j < n; j++) {
-        int i = order[j];
-        key[k++] = (unsigned char)(200 + s->down[i]);
-        memcpy(key + k, s->cols[i], (size_t)s->len[i]);
-        k += s->len[i];
+        for (int j = 0; j < m; j++) {
+            int i = items[j] & 0xff;
+            key[k++] = (unsigned char)(200 + s->down[i]);
+            k = put_cards(key, k, s->cols[i], s->len[i]);
+        }
+        for (int j = 0; j < empties; j++) key[k++] = 200; /* an empty column: no card face down */
     }
     if (s->ncells) {
         key[k++] = 0xfe;
@@ -326,7 +340,9 @@ static int first_link(State *s, Move *out) {
         int source = s->where[card];
         if (source < n) {
             if (source == target || s->hidden[card]) continue;
-            if (s->tails && carries_tail(s, card, source)) goto found;
+            /* the tail test's first check, here without a call */
+            if (s->tails && s->len[source] - s->row[card] == card % 13 + 1 && carries_tail(s, card, source))
+                goto found;
         } else if (source >= STOCK) {
             continue;
         } else if (s->tails && carries_tail(s, card, source)) {
