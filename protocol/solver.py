@@ -84,6 +84,7 @@ __all__ = [
     "is_winnable",
     "percentile",
     "pick_winnable",
+    "run_search",
     "solve",
     "solve_deal",
     "wilson_interval",
