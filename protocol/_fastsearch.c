@@ -1204,6 +1204,12 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
             Py_DECREF(colseq);
             goto done;
         }
+        for (int r = 0; r < len; r++)
+            if (cards[r] < 0 || cards[r] >= 52) { /* checked before narrowing to a byte */
+                Py_DECREF(colseq);
+                PyErr_Format(PyExc_ValueError, "column %d: bad or repeated card %d", i + 1, cards[r]);
+                goto done;
+            }
         s->len[i] = len;
         for (int r = 0; r < len; r++) s->cols[i][r] = (signed char)cards[r];
     }
@@ -1222,7 +1228,13 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     }
     s->nstock = nstock;
-    for (int i = 0; i < nstock; i++) s->stock[i] = (signed char)values[i];
+    for (int i = 0; i < nstock; i++) {
+        if (values[i] < 0 || values[i] >= 52) {
+            PyErr_Format(PyExc_ValueError, "stock: bad or repeated card %d", values[i]);
+            goto done;
+        }
+        s->stock[i] = (signed char)values[i];
+    }
     int ncells = read_ints(cells, s->cells, MAXCELLS, "the reserve cells");
     if (ncells < 0) goto done;
     s->ncells = ncells;

@@ -138,6 +138,10 @@ def test_the_c_search_refuses_a_position_it_cannot_hold() -> None:
         call([*cols[:-1], [cols[0][0]]], state.down, state.stock, state.cells)
     with pytest.raises(ValueError, match="bad or repeated card 52"):
         call([*cols[:-1], [52]], state.down, state.stock, state.cells)
+    with pytest.raises(ValueError, match="bad or repeated card 300"):  # not read as 300 - 256
+        call([*cols[:-1], [300]], state.down, state.stock, state.cells)
+    with pytest.raises(ValueError, match="stock: bad or repeated card 300"):
+        call(cols, state.down, [300], state.cells)
     with pytest.raises(ValueError, match="face-down count"):
         call(cols, [0, 1, *state.down[2:]], state.stock, state.cells)  # column 2: its one card face down
     with pytest.raises(ValueError, match="6 face-down counts for 7 columns"):
