@@ -123,7 +123,8 @@ typedef struct {
     unsigned char dead[MAXCOLS][MAXLEN];
     /* the path */
     Undo *path;
-    int depth, path_cap;
+    int depth;
+    size_t path_cap;
     long long nodes;
     /* seeds of rule 5 (the cards the moves since the parent concern) */
     int seeds[52 * 8];
@@ -503,15 +504,9 @@ static void collect(State *s, int index, Undo *u) {
 }
 
 static Undo *new_undo(State *s) {
-    if (s->depth >= s->path_cap) {
-        int cap = s->path_cap ? s->path_cap * 2 : 256;
-        Undo *p = realloc(s->path, sizeof(Undo) * (size_t)cap);
-        if (!p) {
-            s->failed = 1;
-            return NULL;
-        }
-        s->path = p;
-        s->path_cap = cap;
+    if (!grow((void **)&s->path, &s->path_cap, (size_t)s->depth + 1, sizeof(Undo))) {
+        s->failed = 1;
+        return NULL;
     }
     Undo *u = &s->path[s->depth++];
     u->ncollected = 0;
@@ -991,17 +986,6 @@ static void free_state(State *s) {
     free(s->moves);
 }
 
-static int grow_frames(Frame **frames, int *cap, int need) {
-    if (need <= *cap) return 1;
-    int cap2 = *cap ? *cap * 2 : 256;
-    while (cap2 < need) cap2 *= 2;
-    Frame *p = realloc(*frames, sizeof(Frame) * (size_t)cap2);
-    if (!p) return 0;
-    *frames = p;
-    *cap = cap2;
-    return 1;
-}
-
 /* Run the search (see search() in protocol/search.py); returns the outcome, with s->path
  * holding the winning line when won, or -1 with a Python error set. */
 static int run_search(State *s, int rules, long long limit, int timed, double deadline, PyObject *clock) {
@@ -1016,8 +1000,9 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
     if (s->found == 4) return WON;
     if (count <= 0) return LOST;
     Frame *frames = NULL;
-    int nframes = 0, cap = 0;
-    if (!grow_frames(&frames, &cap, 1)) goto nomem;
+    int nframes = 0;
+    size_t cap = 0;
+    if (!grow((void **)&frames, &cap, 1, sizeof(Frame))) goto nomem;
     Frame *f = &frames[nframes++];
     f->start = s->nmoves - (size_t)count;
     f->count = count;
@@ -1093,7 +1078,7 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
             break;
         }
         if (count > 0) {
-            if (!grow_frames(&frames, &cap, nframes + 1)) {
+            if (!grow((void **)&frames, &cap, (size_t)nframes + 1, sizeof(Frame))) {
                 free(frames);
                 goto nomem;
             }
