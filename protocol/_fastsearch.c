@@ -45,6 +45,7 @@ enum {
     RULE_SLEEP = 32,
     RULE_COMMUTE = 64,
     RULE_SETTLED = 128,
+    RULE_DIRECT = 256,
 };
 
 typedef struct {
@@ -111,7 +112,7 @@ typedef struct {
     int ncells;
     int found, turned;
     int wasp, any_time;
-    int symmetry, tails, settled, kings, links, checks;
+    int symmetry, tails, settled, direct, kings, links, checks;
     int where[52], row[52];
     unsigned char hidden[52];
     /* rule 5's cycle search */
@@ -438,7 +439,9 @@ static int gen_moves(State *s) {
             }
         }
         if (s->wasp) {
-            int settled = (!s->nstock || !s->any_time) && s->settled;
+            int applies = !s->nstock || !s->any_time;
+            int settled = applies && s->settled;
+            int direct = applies && s->direct; /* rule 8 */
             for (int source = 0; source < n; source++) {
                 signed char *col = s->cols[source];
                 int first = s->down[source];
@@ -447,6 +450,13 @@ static int gen_moves(State *s) {
                     if (settled && row > first && col[row - 1] == card + 1) {
                         idle = 1;
                         continue;
+                    }
+                    if (direct && card % 13 != 12) {
+                        int home = s->where[card + 1];
+                        if (home < n && home != source && s->row[card + 1] == s->len[home] - 1) {
+                            idle = 1;
+                            continue;
+                        }
                     }
                     for (int e = 0; e < nempty; e++) push_move(s, card, source, empty[e]);
                 }
@@ -673,9 +683,50 @@ static int empty_count(State *s, int from) {
     return count;
 }
 
+/* Would the move of ``card`` (named ``named``, as bit()) make ``below + 1`` top a column
+ * other than ``below``'s where it does not now (Search._exposes)? */
+static int exposes(State *s, int card, int named, int below) {
+    int n = s->ncols, up = below + 1;
+    int home = s->where[up];
+    if (home >= n) return 0;
+    int source = s->where[card], row = s->row[card];
+    int at = s->row[up], len = s->len[home];
+    if (s->where[below] == home && s->row[below] < at)
+        /* below + 1 lies above below: it leaves that column only carried off its top */
+        return source == home && s->row[below] < row && row <= at && at == len - 1;
+    if (source == home && row == at + 1) return 1;
+    if (at + 1 < len && s->cols[home][at + 1] % 13 == 12) {
+        Mask c = collectors(s, s->cols[home][at + 1]);
+        return mask_test(&c, named);
+    }
+    return 0;
+}
+
+/* Rule 6 with rule 8 (Search._direct_guard): drop the moves whose rule 8 standing this
+ * move changes, or that would change its own. */
+static Mask direct_guard(State *s, Mask mask, int card, int target) {
+    int own = bit(s, card, target);
+    int into = !s->len[target] && card % 13 != 12;
+    Mask out = mask;
+    for (int w = 0; w < WORDS; w++) {
+        uint64_t bits = mask.w[w];
+        while (bits) {
+            int index = w * 64 + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            int other = index % 52;
+            if (index >= 52 && other % 13 != 12 && exposes(s, card, own, other))
+                mask_clear(&out, index);
+            else if (into && exposes(s, other, index, card))
+                mask_clear(&out, index);
+        }
+    }
+    return out;
+}
+
 static Mask commuting(State *s, Mask mask, int card, int target) {
     if (s->wasp) {
         for (int kind = 0; kind < 5; kind++) mask_clear(&mask, card + 52 * kind);
+        if (s->direct && mask_any(&mask)) mask = direct_guard(s, mask, card, target);
         if (!s->len[target]) {
             if (mask_above_links(&mask)) {
                 if (s->nstock && target < 3)
@@ -1229,6 +1280,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     s->symmetry = (rules & RULE_SYMMETRY) != 0;
     s->tails = (rules & RULE_TAILS) != 0;
     s->settled = (rules & RULE_SETTLED) != 0;
+    s->direct = (rules & RULE_DIRECT) != 0;
     s->kings = (rules & RULE_KINGS) != 0;
     s->links = (rules & RULE_LINKS) != 0;
     s->checks = (rules & RULE_DEAD) && !wasp;

@@ -21,7 +21,9 @@ CELL_BASE: Final = 100
 """Where a card in reserve cell ``i`` is: ``CELL_BASE + i`` (as in :mod:`protocol.game.move`)."""
 NO_CARD: Final = -1
 """An empty reserve cell (as in :mod:`protocol.game.board`)."""
-ALL_RULES: Final = frozenset({"symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled"})
+ALL_RULES: Final = frozenset(
+    {"symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct"}
+)
 
 WON: Final = 0
 LOST: Final = 1
@@ -78,6 +80,7 @@ class Search:
         self.symmetry = "symmetry" in rules
         self.tails = "tails" in rules
         self.settled = "settled" in rules
+        self.direct = "direct" in rules
         self.kings = "kings" in rules
         self.where = [FOUNDATION] * 52
         self.row = [0] * 52
@@ -228,8 +231,9 @@ class Search:
         Unless ``every_empty`` (or pruning is off), a group entering an empty column goes
         to one representative of each class of interchangeable empty columns only. With
         rule 7 (Wasp, after the deal, or before it under when-stuck), a card lying on its
-        face-up successor does not lead into an empty column; under when-stuck such a move
-        still keeps the deal from being offered.
+        face-up successor does not lead into an empty column; with rule 8 (where rule 7
+        holds) neither does a card whose successor tops another column. Under when-stuck such
+        moves still keep the deal from being offered.
         """
         cols = self.cols
         where = self.where
@@ -277,7 +281,11 @@ class Search:
             if self.wasp:
                 # Rule 7: a card lying on its face-up successor never moves into an empty
                 # column, once the reserve is dealt or while it may be dealt only when stuck.
-                settled = (not self.stock or not self.any_time) and self.settled
+                # Rule 8: nor does a card whose successor tops another column (its link is
+                # legal, and better).
+                applies = not self.stock or not self.any_time
+                settled = applies and self.settled
+                direct = applies and self.direct
                 for source, col in enumerate(cols):
                     first = down[source]
                     for row in range(max(first, 1), len(col)):
@@ -285,6 +293,11 @@ class Search:
                         if settled and row > first and col[row - 1] == card + 1:
                             idle = True
                             continue
+                        if direct and card % 13 != 12:
+                            home = where[card + 1]
+                            if home < n and home != source and cols[home][-1] == card + 1:
+                                idle = True
+                                continue
                         leaders.append((card, source))
             else:
                 for king in (12, 25, 38, 51):
@@ -498,6 +511,8 @@ class Search:
         cols = self.cols
         if self.wasp:
             mask &= ~_EVERY[card]
+            if mask and self.direct:
+                mask = self._direct_guard(mask, card, target)
             if not cols[target]:
                 if mask > _LINKS:
                     if self.stock and target < 3:
@@ -531,6 +546,55 @@ class Search:
             if there == onto and top == other + 1:
                 mask ^= low
         return mask
+
+    def _direct_guard(self, mask: int, card: int, target: int) -> int:
+        """Drop from ``mask`` the moves whose rule 8 standing ``card``'s move to ``target``
+        changes, or that would change that move's own (Wasp, rule 6 with rule 8).
+
+        Rule 8 leaves out ``z``'s move into an empty column while ``z+1`` tops another column,
+        so two moves commute only if neither makes the other's successor do so.
+        """
+        own = self.bit(card, target)
+        into = not self.cols[target] and card % 13 != 12
+        out = mask
+        rest = mask
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            index = low.bit_length() - 1
+            other = index % 52
+            # This move changes the standing of ``other``'s move into an empty column, or
+            # (being one itself) ``other``'s move would change its own.
+            if (index >= 52 and other % 13 != 12 and self._exposes(card, own, other)) or (
+                into and self._exposes(other, index, card)
+            ):
+                out ^= low
+        return out
+
+    def _exposes(self, card: int, named: int, below: int) -> bool:
+        """Tell whether the move of ``card`` (named ``named``, as :meth:`bit`) would make
+        ``below + 1`` top a column other than ``below``'s where it does not now: it carries
+        ``below + 1`` off the top of ``below``'s column, or, ``below`` not lying under
+        ``below + 1``, it lies on ``below + 1`` or collects the run of a King lying there."""
+        where = self.where
+        n = self.ncols
+        up = below + 1
+        home = where[up]
+        if home >= n:
+            return False
+        source = where[card]
+        row = self.row[card]
+        at = self.row[up]
+        col = self.cols[home]
+        if where[below] == home and self.row[below] < at:
+            # ``below + 1`` lies above ``below``: it leaves that column only if carried off
+            # its top without ``below``.
+            return source == home and self.row[below] < row <= at == len(col) - 1
+        if source == home and row == at + 1:
+            return True
+        if at + 1 < len(col) and col[at + 1] % 13 == 12:
+            return bool(self.collectors(col[at + 1]) >> named & 1)
+        return False
 
     def collectors(self, king: int) -> int:
         """Return the moves (bits as :meth:`bit`) that would collect ``king``'s run.

@@ -39,6 +39,10 @@ is sound; the proofs are in ``docs/solver.md``:
 7. *Settled cards (Wasp).* After the deal, and before it under the when-stuck rule, a
    card lying on its face-up successor is never moved into an empty column: a shortest
    win never does it.
+8. *Direct links (Wasp).* Where rule 7 holds, a card whose successor tops another column
+   is never moved into an empty column either: its link there is legal and leads to a
+   shorter win. With rule 6, two moves then commute only if neither changes for the
+   other whether its card's successor tops another column.
 
 The search itself is defined by :mod:`protocol.search`, which keeps the position in plain
 lists that mirror :class:`~protocol.game.Board` exactly (same column indices, same
@@ -70,7 +74,7 @@ NATIVE = _fastsearch is not None
 """Whether the search in C is installed (see :func:`run_search`): budgets in nodes cost
 about a tenth of the time they cost ``protocol.search`` compiled with mypyc."""
 
-_RULE_ORDER = ("symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled")
+_RULE_ORDER = ("symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct")
 _RULE_BITS = {name: 1 << index for index, name in enumerate(_RULE_ORDER)}
 """The rule names as ``_fastsearch`` takes them (its ``RULE_*`` bits)."""
 

@@ -248,10 +248,13 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
     asleep (the King is gone afterwards, and playing it first changes nothing). In Wasp a
     move is named by its card and its kind (a link, or a move into an empty column); a card's
     two moves never commute (after its link it lies on its successor and stays there). Wasp
-    under when-stuck is checked before the deal too, where columns 1-3 are distinct.
+    under when-stuck is checked before the deal too, where columns 1-3 are distinct. With
+    rule 8 a move is one of the solver's only while its card's successor tops no other
+    column, so in Wasp two moves commute only if neither changes that for the other: the
+    cases where that alone keeps a move awake are counted.
     """
     rng = random.Random(6)
-    names = ("commute", "depend", "kings", "wasp link and empty", "wasp empty", "before the deal")
+    names = ("commute", "depend", "kings", "wasp link and empty", "wasp empty", "before the deal", "rule 8")
     seen = dict.fromkeys(names, 0)
     cases = [(variant, "any-time") for variant in ("scorpion", "scorpion-ii", "three-blind-mice", "wasp")]
     for variant, rule in [*cases, ("wasp", "when-stuck")]:
@@ -264,6 +267,7 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
                 if not moves:
                     break
                 state = _state(board)
+                plain = _state(board, rules=ALL_RULES - {"direct"})
                 for x, first in moves.items():
                     board.push(first)
                     after_x = _moves_by_bit(board)
@@ -289,6 +293,7 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
                             and _key_after(board, first) == _key_after(board, second, x_after_y)
                         )
                         assert kept == (commute or absorbed), (board, first, second)
+                        seen["rule 8"] += not kept and bool(plain.commuting(1 << y, first.card, first.target))
                         seen["commute" if commute else "depend"] += not absorbed
                         seen["before the deal"] += bool(board.stock) and not absorbed
                         if variant != "wasp":
@@ -323,9 +328,10 @@ def test_rule_6_in_wasp_before_the_deal_tells_columns_1_to_3_from_the_rest() -> 
     # Under when-stuck Wasp keeps sleep sets before the deal, where column 1 (the deal lands
     # on it) and column 5 are both empty: two moves into column 5 do not commute (after one,
     # the other can only go to column 1, a different move), a move into column 1 and one
-    # into column 5 do, and two into column 1 do not.
+    # into column 5 do, and two into column 1 do not. (Neither five uncovers the other's
+    # successor, which would change what rule 8 allows the other.)
     board = board_from_text(
-        "wasp when-stuck -/KSQSJSTS9S8S7S/KHQHJHTH9H8H7H/6S5H4S/-/6H5S4H/3H2HAH 3s2sas DC"
+        "wasp when-stuck -/KSQSJSTS9S8S7S/KHQHJHTH9H8H7H/4S5H/-/4H5S/6S6H3H2HAH 3s2sas DC"
     )
     state = _state(board)
     five_h, five_s = card_from_text("5H"), card_from_text("5S")
@@ -334,6 +340,29 @@ def test_rule_6_in_wasp_before_the_deal_tells_columns_1_to_3_from_the_rest() -> 
     assert state.commuting(1 << state.bit(five_s, 0), five_h, 4)
     assert state.commuting(1 << state.bit(five_s, 4), five_h, 0)
     assert not state.commuting(1 << state.bit(five_s, 0), five_h, 0)
+
+
+def test_rule_6_with_rule_8_keeps_awake_a_move_whose_successor_a_collection_uncovers() -> None:
+    # The three of clubs lies on the Ace of a complete spades run lying on the six of hearts:
+    # its link onto the four collects the run and leaves the six on top, after which rule 8
+    # leaves out the five of hearts' move into the empty column (its link is legal then).
+    # So for the solver the two do not commute either way round, though without rule 8
+    # they do. (The three's own move into the empty column is left out: its link is legal.)
+    board = board_from_text(
+        "wasp any-time 6HKSQSJSTS9S8S7S6S5S4S3S2SAS3C/4C/7H5H/-/KHQHJHTH9H8H/"
+        "KCQCJCTC9C8C7C6C5C/4H3H2HAH2CAC - D"
+    )
+    state, plain = _state(board), _state(board, rules=ALL_RULES - {"direct"})
+    five_h, three_c = card_from_text("5H"), card_from_text("3C")
+    empty = state.bit(five_h, 3)
+    assert {empty, three_c} <= set(_moves_by_bit(board))
+    assert state.bit(three_c, 3) not in _moves_by_bit(board)
+    assert not state.commuting(1 << empty, three_c, 1) >> empty & 1
+    assert plain.commuting(1 << empty, three_c, 1) >> empty & 1
+    assert not state.commuting(1 << three_c, five_h, 3) >> three_c & 1
+    assert plain.commuting(1 << three_c, five_h, 3) >> three_c & 1
+    board.push(Move(three_c, 0, 1))
+    assert board.columns[0] == [card_from_text("6H")] and empty not in _moves_by_bit(board)
 
 
 def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> None:
@@ -403,6 +432,49 @@ def test_rule_7_under_when_stuck_leaves_no_move_and_no_deal_when_only_idle_moves
     assert len(_state(board, rules=ALL_RULES - {"settled"}).moves(every_empty=True)) == len(legal)
     for rules in (ALL_RULES, ALL_RULES - {"settled"}):
         assert solve(board, 100_000, rules=rules).verdict is Verdict.UNWINNABLE
+
+
+def _direct(board: Board, move: Move) -> bool:
+    """Whether ``move`` takes a card into an empty column while its successor tops another
+    column (so that its link is legal)."""
+    if board.columns[move.target] or move.card % 13 == 12:
+        return False
+    columns = board.columns
+    return any(col and col[-1] == move.card + 1 for index, col in enumerate(columns) if index != move.source)
+
+
+def test_rule_8_leaves_out_exactly_the_wasp_moves_into_empty_columns_whose_link_is_legal() -> None:
+    rng = random.Random(8)
+    without = ALL_RULES - {"direct"}
+    seen = {"left out": 0, "left out before the deal": 0, "kept before the deal": 0, "kept": 0}
+    for _ in range(40):
+        board = Board.new("wasp", rng.randrange(32001, 10**20), rng.choice(("any-time", "when-stuck")))
+        for _ in range(120):
+            legal = board.legal_moves()
+            if not legal:
+                break
+            ours = {DEAL if m[0] < 0 else Move(*m) for m in _state(board).moves(every_empty=True)}
+            plain = _state(board, rules=without).moves(every_empty=True)
+            theirs = {DEAL if m[0] < 0 else Move(*m) for m in plain}
+            # As rule 7, it waits for the deal under the any-time rule.
+            waits = bool(board.stock) and board.rule is ReserveRule.ANY_TIME
+            for move in theirs:
+                if move != DEAL and _direct(board, move) and not waits:
+                    onto = next(i for i, col in enumerate(board.columns) if col and col[-1] == move.card + 1)
+                    # Left out, while its link is legal.
+                    assert move not in ours and Move(move.card, move.source, onto) in legal, (board, move)
+                    seen["left out before the deal" if board.stock else "left out"] += 1
+                else:
+                    assert move in ours, (board, move)
+                    if move != DEAL and _direct(board, move):
+                        seen["kept before the deal"] += 1
+                    elif move != DEAL and not board.columns[move.target]:
+                        seen["kept"] += 1
+            assert ours <= theirs and (DEAL in ours) == (DEAL in legal), board
+            # Deal late, so that positions before the deal are met under the any-time rule.
+            others = [move for move in legal if move != DEAL]
+            board.push(rng.choice(others if others and rng.random() < 0.9 else legal))
+    assert all(seen.values()), seen
 
 
 def test_solve_names_the_pruning_rules_it_does_not_know() -> None:
@@ -543,6 +615,7 @@ NON_WASP = ("scorpion", "scorpion-ii", "three-blind-mice")
         (("wasp",), "settled", "rule 7", 150, 20),
         (("wasp",), "links", "forced link verdicts links", 30, 30),
         (("wasp",), "commute", "rule 6 wasp", 150, 20),
+        (("wasp",), "direct", "rule 8", 150, 20),
         (NON_WASP, "tails", "forced link verdicts tails", 30, 100),
         (NON_WASP, "kings", "rule 5 kings", 30, 100),
     ],
