@@ -706,18 +706,37 @@ static int exposes(State *s, int card, int named, int below) {
  * move changes, or that would change its own. */
 static Mask direct_guard(State *s, Mask mask, int card, int target) {
     int own = bit(s, card, target);
-    int into = !s->len[target] && card % 13 != 12;
     Mask out = mask;
+    /* The moves into empty columns asleep whose standing this move changes (bits 52 on). */
     for (int w = 0; w < WORDS; w++) {
         uint64_t bits = mask.w[w];
+        if (!w) bits &= ~(((uint64_t)1 << 52) - 1);
         while (bits) {
             int index = w * 64 + __builtin_ctzll(bits);
             bits &= bits - 1;
             int other = index % 52;
-            if (index >= 52 && other % 13 != 12 && exposes(s, card, own, other))
-                mask_clear(&out, index);
-            else if (into && exposes(s, other, index, card))
-                mask_clear(&out, index);
+            if (other % 13 != 12 && exposes(s, card, own, other)) mask_clear(&out, index);
+        }
+    }
+    /* This move is x's into an empty column: every move that would change its standing,
+     * found from where x + 1 lies (the cases of exposes() with the roles swapped). */
+    if (s->len[target] || card % 13 == 12) return out;
+    int up = card + 1, home = s->where[up];
+    if (home >= s->ncols) return out;
+    int at = s->row[up], len = s->len[home];
+    signed char *col = s->cols[home];
+    if (s->where[card] == home && s->row[card] < at) {
+        if (at == len - 1)
+            for (int r = s->row[card] + 1; r <= at; r++)
+                for (int kind = 0; kind < 5; kind++) mask_clear(&out, col[r] + 52 * kind);
+        return out;
+    }
+    if (at + 1 < len) {
+        int on = col[at + 1];
+        for (int kind = 0; kind < 5; kind++) mask_clear(&out, on + 52 * kind);
+        if (on % 13 == 12) {
+            Mask c = collectors(s, on);
+            mask_andnot(&out, &c);
         }
     }
     return out;
