@@ -8,7 +8,8 @@ only when the caller hands it one (``Budget.clock``).
 
 The search is a depth-first search over positions with a transposition table keyed on a
 canonical position key (interchangeable columns in a canonical order). Every pruning rule
-is sound; the proofs are in ``docs/solver.md``:
+is proved sound in ``docs/solver.md``, except one case of rule 7's proof (which rule 8 and
+Wasp's rules 2 and 6 rest on), checked there by experiment only:
 
 1. *Symmetry.* Columns that the rules treat alike are interchangeable: all of them once
    the reserve is dealt (and always in Three Blind Mice), columns 4 and up before. The key
