@@ -387,10 +387,15 @@ def _settled(board: Board, move: Move) -> bool:
     )
 
 
-def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns() -> None:
-    rng = random.Random(7)
-    without = ALL_RULES - {"settled"}
-    seen = {"left out": 0, "left out before the deal": 0, "kept before the deal": 0, "kept": 0}
+def _with_and_without(
+    rule_name: str, seed: int
+) -> Iterator[tuple[Board, list[Move], set[Move], set[Move], bool]]:
+    """Positions of random Wasp games (both reserve rules), each with its legal moves, the
+    solver's moves with every rule and without ``rule_name``, and whether the rule waits
+    for the deal there (under the any-time rule the deal may come between a card's leaving
+    and its return; under when-stuck it never does)."""
+    rng = random.Random(seed)
+    without = ALL_RULES - {rule_name}
     for _ in range(40):
         board = Board.new("wasp", rng.randrange(32001, 10**20), rng.choice(("any-time", "when-stuck")))
         for _ in range(120):
@@ -400,24 +405,30 @@ def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns()
             ours = {DEAL if m[0] < 0 else Move(*m) for m in _state(board).moves(every_empty=True)}
             plain = _state(board, rules=without).moves(every_empty=True)
             theirs = {DEAL if m[0] < 0 else Move(*m) for m in plain}
-            assert ours <= theirs
-            # Under the any-time rule the deal may come between a card's leaving and its
-            # return, so there rule 7 waits for the deal; under when-stuck it never does.
             waits = bool(board.stock) and board.rule is ReserveRule.ANY_TIME
-            for move in theirs - ours:
-                # Only a settled card's move into an empty column.
-                assert move in legal and not waits and _settled(board, move), (board, move)
-                seen["left out before the deal" if board.stock else "left out"] += 1
-            for move in ours:
-                if move != DEAL and _settled(board, move):
-                    assert waits, (board, move)
-                    seen["kept before the deal"] += 1
-                elif move != DEAL and not board.columns[move.target]:
-                    seen["kept"] += 1
-            # The deal is offered exactly when the engine allows it: under when-stuck an
-            # idle move left out still makes the position not stuck.
-            assert (DEAL in ours) == (DEAL in legal), board
-            board.push(rng.choice(legal))
+            yield board, legal, ours, theirs, waits
+            # Deal late, so that positions before the deal are met under the any-time rule.
+            others = [move for move in legal if move != DEAL]
+            board.push(rng.choice(others if others and rng.random() < 0.9 else legal))
+
+
+def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns() -> None:
+    seen = {"left out": 0, "left out before the deal": 0, "kept before the deal": 0, "kept": 0}
+    for board, legal, ours, theirs, waits in _with_and_without("settled", 7):
+        assert ours <= theirs
+        for move in theirs - ours:
+            # Only a settled card's move into an empty column.
+            assert move in legal and not waits and _settled(board, move), (board, move)
+            seen["left out before the deal" if board.stock else "left out"] += 1
+        for move in ours:
+            if move != DEAL and _settled(board, move):
+                assert waits, (board, move)
+                seen["kept before the deal"] += 1
+            elif move != DEAL and not board.columns[move.target]:
+                seen["kept"] += 1
+        # The deal is offered exactly when the engine allows it: under when-stuck an idle
+        # move left out still makes the position not stuck.
+        assert (DEAL in ours) == (DEAL in legal), board
     assert all(seen.values()), seen
 
 
@@ -445,36 +456,21 @@ def _direct(board: Board, move: Move) -> bool:
 
 
 def test_rule_8_leaves_out_exactly_the_wasp_moves_into_empty_columns_whose_link_is_legal() -> None:
-    rng = random.Random(8)
-    without = ALL_RULES - {"direct"}
     seen = {"left out": 0, "left out before the deal": 0, "kept before the deal": 0, "kept": 0}
-    for _ in range(40):
-        board = Board.new("wasp", rng.randrange(32001, 10**20), rng.choice(("any-time", "when-stuck")))
-        for _ in range(120):
-            legal = board.legal_moves()
-            if not legal:
-                break
-            ours = {DEAL if m[0] < 0 else Move(*m) for m in _state(board).moves(every_empty=True)}
-            plain = _state(board, rules=without).moves(every_empty=True)
-            theirs = {DEAL if m[0] < 0 else Move(*m) for m in plain}
-            # As rule 7, it waits for the deal under the any-time rule.
-            waits = bool(board.stock) and board.rule is ReserveRule.ANY_TIME
-            for move in theirs:
-                if move != DEAL and _direct(board, move) and not waits:
-                    onto = next(i for i, col in enumerate(board.columns) if col and col[-1] == move.card + 1)
-                    # Left out, while its link is legal.
-                    assert move not in ours and Move(move.card, move.source, onto) in legal, (board, move)
-                    seen["left out before the deal" if board.stock else "left out"] += 1
-                else:
-                    assert move in ours, (board, move)
-                    if move != DEAL and _direct(board, move):
-                        seen["kept before the deal"] += 1
-                    elif move != DEAL and not board.columns[move.target]:
-                        seen["kept"] += 1
-            assert ours <= theirs and (DEAL in ours) == (DEAL in legal), board
-            # Deal late, so that positions before the deal are met under the any-time rule.
-            others = [move for move in legal if move != DEAL]
-            board.push(rng.choice(others if others and rng.random() < 0.9 else legal))
+    for board, legal, ours, theirs, waits in _with_and_without("direct", 8):
+        for move in theirs:
+            if move != DEAL and _direct(board, move) and not waits:
+                onto = next(i for i, col in enumerate(board.columns) if col and col[-1] == move.card + 1)
+                # Left out, while its link is legal.
+                assert move not in ours and Move(move.card, move.source, onto) in legal, (board, move)
+                seen["left out before the deal" if board.stock else "left out"] += 1
+            else:
+                assert move in ours, (board, move)
+                if move != DEAL and _direct(board, move):
+                    seen["kept before the deal"] += 1
+                elif move != DEAL and not board.columns[move.target]:
+                    seen["kept"] += 1
+        assert ours <= theirs and (DEAL in ours) == (DEAL in legal), board
     assert all(seen.values()), seen
 
 
