@@ -447,7 +447,7 @@ static int gen_moves(State *s) {
                 int first = s->down[source];
                 for (int row = first > 1 ? first : 1; row < s->len[source]; row++) {
                     int card = col[row];
-                    if (settled && row > first && col[row - 1] == card + 1) {
+                    if (settled && row > first && card % 13 != 12 && col[row - 1] == card + 1) {
                         idle = 1;
                         continue;
                     }

@@ -290,7 +290,7 @@ class Search:
                     first = down[source]
                     for row in range(max(first, 1), len(col)):
                         card = col[row]
-                        if settled and row > first and col[row - 1] == card + 1:
+                        if settled and row > first and card % 13 != 12 and col[row - 1] == card + 1:
                             idle = True
                             continue
                         if direct and card % 13 != 12:

@@ -1,0 +1,89 @@
+"""Rules 7 and 8's claims, checked exactly on every position of small Wasp games.
+
+`wasp_model` is Wasp with fewer suits, ranks and columns, solved exactly. The first test
+ties it to the engine: with thirteen ranks and seven columns it is Wasp, move for move.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from protocol.game import DEAL, Board, Move, ReserveRule
+from protocol.solver import _state
+
+from .wasp_model import Universe, _children, _key, check, describe, explore
+
+
+def _model_state(board: Board) -> tuple[tuple[int, ...], tuple[tuple[int, tuple[int, ...]], ...]]:
+    columns = [(board.down[i], tuple(col)) for i, col in enumerate(board.columns)]
+    return _key(tuple(board.stock), columns)
+
+
+def _children_of(board: Board, moves: list[Move]) -> set[object]:
+    children = set()
+    for move in moves:
+        board.push(move)
+        children.add(_model_state(board))
+        board.pop()
+    return children
+
+
+def test_the_model_with_thirteen_ranks_makes_the_engines_wasp_moves_and_the_searchs_choice() -> None:
+    # The model's moves are the engine's; those it calls neither idle nor detours are the
+    # ones the search tries with rules 7 and 8 (every empty column offered, as the model
+    # offers one of each class).
+    full = Universe(suits=4, ranks=13)
+    rng = random.Random(7)
+    compared = dealt = 0
+    for number in range(1, 81):
+        board = Board.new("wasp", number, ReserveRule.WHEN_STUCK)
+        for _ in range(150):
+            moves = board.legal_moves()
+            if not moves:
+                break
+            model = _children(full, _model_state(board))
+            assert {child for child, *_ in model} == _children_of(board, moves), board
+            search = _state(board, rules=frozenset({"settled", "direct"})).moves(every_empty=True)
+            tried = [DEAL if card < 0 else Move(card, source, target) for card, source, target in search]
+            clean = {child for child, _, _, idle, detour, _ in model if not (idle or detour)}
+            assert clean == _children_of(board, tried), board
+            compared += 1
+            move = rng.choice(moves)
+            dealt += move == DEAL
+            board.push(move)
+    assert compared > 1000 and dealt > 10, (compared, dealt)
+
+
+@pytest.mark.parametrize(
+    ("suits", "ranks", "columns", "deals", "down", "reserve", "seed"),
+    [
+        (3, 4, 4, 250, 2, 0, 2),  # after the deal, face-down cards
+        (4, 3, 5, 200, 2, 0, 3),
+        (3, 4, 4, 150, 2, 3, 4),  # a reserve dealt onto the first three columns when stuck
+    ],
+)
+def test_every_winnable_position_has_a_shortest_win_without_idle_moves_or_detours(
+    suits: int, ranks: int, columns: int, deals: int, down: int, reserve: int, seed: int
+) -> None:
+    u = explore(suits, ranks, columns, deals, down=down, reserve=reserve, seed=seed)
+    found = check(u)
+    assert found.positions > 30_000 and found.winnable > found.positions // 2
+    assert not found.without_clean_optimal_move, describe(u, found.without_clean_optimal_move[0])
+    # Rule 7 in its strong form: no shortest win starts with an idle move.
+    assert not found.optimal_idle_moves, describe(u, found.optimal_idle_moves[0][0])
+
+
+def test_a_detour_can_start_a_shortest_win_so_rule_8_needs_the_weak_claim() -> None:
+    # Four ranks, three suits, four columns: from
+    #   - | - | 4S 3S 1D 2S | 4H 3H 2H 1S 4D 3D 2D 1H
+    # moving 1S (with 4D 3D 2D 1H) into an empty column while 2S tops the third column
+    # starts a five-move win, and so does moving 1D 2S into an empty column first; the
+    # link 1S -> 2S does not (it buries 1D under its successor's group).
+    u = explore(3, 4, 4, 250, down=2, seed=2)
+    found = check(u)
+    assert found.optimal_detours
+    for k, move in found.optimal_detours:
+        assert u.distance[move.child] == u.distance[k] - 1
+        assert any(u.distance[m.child] == u.distance[k] - 1 and not (m.idle or m.detour) for m in u.moves[k])

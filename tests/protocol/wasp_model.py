@@ -1,0 +1,269 @@
+"""A miniature Wasp, solved exactly, for checking the claims behind rules 7 and 8.
+
+The game is Wasp's with fewer suits, fewer ranks and fewer columns: a face-up card (with
+everything on it) moves onto its successor at the top of another column, or, unless it
+heads its column, into an empty column; a run of one suit from the top rank down to the
+Ace at the top of a column is collected; a face-down card is turned up when it is
+exposed. A reserve, if any, is dealt one card onto each of the first columns when no
+other move is legal (the when-stuck rule). Nothing here depends on there being thirteen
+ranks, so the claims of `docs/solver.md` about idle moves and detours are claims about
+this game too, and here they can be checked on every position reachable from a set of
+deals: every distance to a win is computed exactly (breadth-first from the won
+positions, backwards).
+
+Run as a module for larger universes than the tests use:
+``python -m tests.protocol.wasp_model SUITS RANKS COLUMNS DEALS [--down D] [--reserve R]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import deque
+from dataclasses import dataclass, field
+
+Column = tuple[int, tuple[int, ...]]  # (face-down count, cards bottom to top)
+State = tuple[tuple[int, ...], tuple[Column, ...]]  # (reserve, columns)
+
+UNWINNABLE = -1
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move out of a position: where it leads and how rules 7 and 8 classify it."""
+
+    child: int
+    card: int
+    link: bool
+    idle: bool  # rule 7: the card lies on its face-up successor and goes to an empty column
+    detour: bool  # rule 8: the card's successor tops another column; it goes to an empty one
+    deal: bool = False
+
+
+@dataclass
+class Universe:
+    """Every position reachable from some deals, its moves, and its exact distance to a win."""
+
+    suits: int
+    ranks: int
+    states: list[State] = field(default_factory=list)
+    moves: list[list[Move]] = field(default_factory=list)
+    distance: list[int] = field(default_factory=list)
+
+    def rank(self, card: int) -> int:
+        return card % self.ranks + 1
+
+    def successor(self, card: int) -> int | None:
+        return card + 1 if self.rank(card) < self.ranks else None
+
+
+def _settle(u: Universe, column: Column) -> Column:
+    """Collect complete runs from the top of a column and turn up an exposed card."""
+    down, cards = column
+    n = u.ranks
+    while len(cards) - down >= n:
+        top = cards[-n:]
+        if u.rank(top[0]) == n and all(top[k] == top[k + 1] + 1 for k in range(n - 1)):
+            cards = cards[:-n]
+        else:
+            break
+    if down and down >= len(cards):
+        down = len(cards) - 1
+    return (down, cards)
+
+
+def _key(reserve: tuple[int, ...], columns: list[Column]) -> State:
+    """Canonical form: columns are interchangeable, except those the reserve will land on."""
+    fixed = len(reserve)
+    return (reserve, tuple(columns[:fixed]) + tuple(sorted(columns[fixed:])))
+
+
+def _children(u: Universe, state: State) -> list[tuple[State, int, bool, bool, bool, bool]]:
+    """The legal moves of the game (engine semantics) as (child, card, link, idle, detour, deal)."""
+    reserve, columns = state
+    cols = list(columns)
+    tops: dict[int, int] = {}
+    for j, (down, cards) in enumerate(cols):
+        if len(cards) > down:
+            tops[cards[-1]] = j
+    fixed = len(reserve)
+    empty = [j for j, (_, cards) in enumerate(cols) if not cards]
+    # One representative per class of interchangeable empty columns.
+    targets = [j for j in empty if j < fixed] + [j for j in empty if j >= fixed][:1]
+    out: list[tuple[State, int, bool, bool, bool, bool]] = []
+    for i, (down, cards) in enumerate(cols):
+        for p in range(down, len(cards)):
+            card = cards[p]
+            group = cards[p:]
+            succ = u.successor(card)
+            if succ is not None and tops.get(succ, i) != i:
+                j = tops[succ]
+                new = list(cols)
+                new[i] = _settle(u, (down, cards[:p]))
+                new[j] = _settle(u, (cols[j][0], cols[j][1] + group))
+                out.append((_key(reserve, new), card, True, False, False, False))
+            if p > 0:  # a whole column never moves into an empty one
+                idle = p - 1 >= down and cards[p - 1] == succ
+                detour = succ is not None and tops.get(succ, i) != i
+                for j in targets:
+                    new = list(cols)
+                    new[i] = _settle(u, (down, cards[:p]))
+                    new[j] = _settle(u, (0, group))
+                    out.append((_key(reserve, new), card, False, idle, detour, False))
+    if reserve and not out:
+        new = list(cols)
+        for index, card in enumerate(reserve):
+            down, cards = new[index]
+            new[index] = _settle(u, (down, (*cards, card)))
+        out.append((_key((), new), -1, False, False, False, True))
+    return out
+
+
+def _random_deal(u: Universe, rng: random.Random, columns: int, down: int, reserve: int) -> State:
+    cards = list(range(u.suits * u.ranks))
+    rng.shuffle(cards)
+    kept = tuple(cards[:reserve])
+    rest = cards[reserve:]
+    cuts = sorted(rng.sample(range(1, len(rest)), columns - 1))
+    cols: list[Column] = []
+    start = 0
+    for end in [*cuts, len(rest)]:
+        piece = tuple(rest[start:end])
+        start = end
+        cols.append(_settle(u, (rng.randint(0, min(down, len(piece) - 1)), piece)))
+    return _key(kept, cols)
+
+
+def explore(
+    suits: int, ranks: int, columns: int, deals: int, *, down: int = 0, reserve: int = 0, seed: int = 1
+) -> Universe:
+    """Every position reachable from ``deals`` random deals, with exact distances to a win."""
+    u = Universe(suits, ranks)
+    index: dict[State, int] = {}
+    pending: list[list[tuple[State, int, bool, bool, bool, bool]] | None] = []
+
+    def add(state: State) -> int:
+        if state not in index:
+            index[state] = len(u.states)
+            u.states.append(state)
+            pending.append(None)
+        return index[state]
+
+    rng = random.Random(seed)
+    for _ in range(deals):
+        queue = deque([add(_random_deal(u, rng, columns, down, reserve))])
+        while queue:
+            k = queue.popleft()
+            if pending[k] is not None:
+                continue
+            kids = _children(u, u.states[k])
+            pending[k] = kids
+            for child, *_ in kids:
+                c = add(child)
+                if pending[c] is None:
+                    queue.append(c)
+    u.moves = [
+        [
+            Move(index[child], card, link, idle, detour, deal)
+            for child, card, link, idle, detour, deal in kids or ()
+        ]
+        for kids in pending
+    ]
+    parents: list[list[int]] = [[] for _ in u.states]
+    for k, ms in enumerate(u.moves):
+        for m in ms:
+            parents[m.child].append(k)
+    u.distance = [UNWINNABLE] * len(u.states)
+    queue = deque()
+    for k, (res, cols) in enumerate(u.states):
+        if not res and all(not cards for _, cards in cols):
+            u.distance[k] = 0
+            queue.append(k)
+    while queue:
+        k = queue.popleft()
+        for p in parents[k]:
+            if u.distance[p] == UNWINNABLE:
+                u.distance[p] = u.distance[k] + 1
+                queue.append(p)
+    return u
+
+
+@dataclass
+class Findings:
+    positions: int = 0
+    winnable: int = 0
+    without_clean_optimal_move: list[int] = field(default_factory=list)
+    optimal_idle_moves: list[tuple[int, Move]] = field(default_factory=list)
+    optimal_detours: list[tuple[int, Move]] = field(default_factory=list)
+
+
+def check(u: Universe) -> Findings:
+    """Test the claims on every position of ``u``.
+
+    - every winnable position that is not won has a move on a shortest win that is
+      neither idle nor a detour (so searching without them keeps every distance: the
+      claim rules 7 and 8 rest on);
+    - no idle move is ever on a shortest win (rule 7's claim; equivalently, putting a card
+      that lies alone at the bottom of a column onto its successor never lengthens the
+      shortest win);
+    - detours on shortest wins are listed: rule 8 only needs that *some* shortest win
+      has none.
+    """
+    found = Findings(positions=len(u.states))
+    d = u.distance
+    for k, ms in enumerate(u.moves):
+        if d[k] == UNWINNABLE:
+            continue
+        found.winnable += 1
+        if d[k] == 0:
+            continue
+        optimal = [m for m in ms if d[m.child] == d[k] - 1]
+        if not any(not m.idle and not m.detour for m in optimal):
+            found.without_clean_optimal_move.append(k)
+        found.optimal_idle_moves += [(k, m) for m in optimal if m.idle]
+        found.optimal_detours += [(k, m) for m in optimal if m.detour]
+    return found
+
+
+def describe(u: Universe, k: int) -> str:
+    suits = "SHDCXYZW"
+    names = {c: f"{u.rank(c)}{suits[c // u.ranks]}" for c in range(u.suits * u.ranks)}
+    reserve, cols = u.states[k]
+    parts = [
+        " ".join(("~" if r < down else "") + names[c] for r, c in enumerate(cards)) or "-"
+        for down, cards in cols
+    ]
+    text = " | ".join(parts)
+    if reserve:
+        text += "   reserve: " + " ".join(names[c] for c in reserve)
+    return f"{text}   (distance {u.distance[k]})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("suits", type=int)
+    parser.add_argument("ranks", type=int)
+    parser.add_argument("columns", type=int)
+    parser.add_argument("deals", type=int)
+    parser.add_argument("--down", type=int, default=0, help="most face-down cards a column is dealt")
+    parser.add_argument("--reserve", type=int, default=0, help="reserve cards (dealt when stuck)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    u = explore(
+        args.suits, args.ranks, args.columns, args.deals, down=args.down, reserve=args.reserve, seed=args.seed
+    )
+    f = check(u)
+    print(
+        f"positions {f.positions}, winnable {f.winnable}; "
+        f"without a clean move on a shortest win {len(f.without_clean_optimal_move)}; "
+        f"idle moves on shortest wins {len(f.optimal_idle_moves)}; "
+        f"detours on shortest wins {len(f.optimal_detours)}"
+    )
+    for k in f.without_clean_optimal_move[:3]:
+        print("  no clean optimal move:", describe(u, k))
+    for k, m in (f.optimal_idle_moves + f.optimal_detours)[:3]:
+        print("  optimal", "idle move" if m.idle else "detour", "of", m.card, "at", describe(u, k))
+
+
+if __name__ == "__main__":
+    main()
