@@ -230,10 +230,9 @@ class Search:
 
         Unless ``every_empty`` (or pruning is off), a group entering an empty column goes
         to one representative of each class of interchangeable empty columns only. With
-        rule 7 (Wasp, after the deal, or before it under when-stuck), a card lying on its
-        face-up successor does not lead into an empty column; with rule 8 (where rule 7
-        holds) neither does a card whose successor tops another column. Under when-stuck such
-        moves still keep the deal from being offered.
+        rule 7 (Wasp, after the deal), a card lying on its face-up successor does not lead
+        into an empty column; with rule 8 (likewise) neither does a card whose successor
+        tops another column.
         """
         cols = self.cols
         where = self.where
@@ -246,7 +245,6 @@ class Search:
         celled: list[tuple[int, int, int]] = []
         out: list[tuple[int, int, int]] = []
         empty: list[int] = []
-        idle = False
         for target in range(n):
             col = cols[target]
             if not col:
@@ -280,10 +278,11 @@ class Search:
             leaders: list[tuple[int, int]] = []
             if self.wasp:
                 # Rule 7: a card lying on its face-up successor never moves into an empty
-                # column, once the reserve is dealt or while it may be dealt only when stuck.
-                # Rule 8: nor does a card whose successor tops another column (its link is
-                # legal, and better).
-                applies = not self.stock or not self.any_time
+                # column once the reserve is dealt. Rule 8: nor does a card whose successor
+                # tops another column (its link is legal, and better). Not before the deal:
+                # under when-stuck such a move may be what makes the position stuck, so that
+                # the reserve is dealt, and where the reserve lands depends on it.
+                applies = not self.stock
                 settled = applies and self.settled
                 direct = applies and self.direct
                 for source, col in enumerate(cols):
@@ -291,12 +290,10 @@ class Search:
                     for row in range(max(first, 1), len(col)):
                         card = col[row]
                         if settled and row > first and card % 13 != 12 and col[row - 1] == card + 1:
-                            idle = True
                             continue
                         if direct and card % 13 != 12:
                             home = where[card + 1]
                             if home < n and home != source and cols[home][-1] == card + 1:
-                                idle = True
                                 continue
                         leaders.append((card, source))
             else:
@@ -311,8 +308,8 @@ class Search:
             for card, source in leaders:
                 for target in empty:
                     out.append((card, source, target))
-        # Under the when-stuck rule the deal is legal only when no move is, idle ones too.
-        if self.stock and (self.any_time or not (out or idle)):
+        # Under the when-stuck rule the deal is legal only when no move is.
+        if self.stock and (self.any_time or not out):
             out.append((-1, -1, -1))
         return out
 
@@ -859,7 +856,8 @@ class _Run:
         if self.checks and moved and path[-1][0] >= 0:
             seeds = []
             state.newly_waiting(path[-1], seeds)
-        if self.links and (not state.stock or not state.any_time):
+        # Rule 2 before the deal: under when-stuck, outside Wasp (where it rests on rule 7).
+        if self.links and (not state.stock or not (state.any_time or state.wasp)):
             while state.found < 4:
                 link = state.first_link()
                 if link is None:
@@ -933,9 +931,8 @@ def search(
     """
     deadline = clock() + seconds if clock is not None and seconds is not None else None
     # Rule 6 in Wasp rests on rule 7 (its search is acyclic, and its moves are named by card
-    # and kind); so it applies there before the deal too under when-stuck.
+    # and kind), so like rule 7 it applies there only after the deal.
     commute = "commute" in state.rules and (not state.wasp or "settled" in state.rules)
-    early = commute and state.wasp and not state.any_time
     run = _Run(state)
     path = run.path
     if state.found == 4:
@@ -971,7 +968,7 @@ def search(
         # Rule 6: a move's child sleeps on the moves tried before it here, and on this
         # position's own sleepers, that commute with it.
         child = 0
-        if commute and card >= 0 and (early or not state.stock):
+        if commute and card >= 0 and not state.stock:
             child = state.commuting(sleep | done[-1], card, move[2])
             done[-1] |= 1 << state.bit(card, move[2])
         path.append(state.push(card, move[1], move[2]))

@@ -8,16 +8,17 @@ only when the caller hands it one (``Budget.clock``).
 
 The search is a depth-first search over positions with a transposition table keyed on a
 canonical position key (interchangeable columns in a canonical order). Every pruning rule
-is proved sound in ``docs/solver.md``, except one case of rule 7's proof (which rule 8 and
-Wasp's rules 2 and 6 rest on), checked there by experiment only:
+is proved sound in ``docs/solver.md``, except one case of the lemma rule 7 rests on (and
+with it rule 8 and Wasp's rules 2 and 6), checked there on an exact model of small Wasp
+games and by experiment:
 
 1. *Symmetry.* Columns that the rules treat alike are interchangeable: all of them once
    the reserve is dealt (and always in Three Blind Mice), columns 4 and up before. The key
    orders interchangeable columns by their bottom cards (and sorts the open reserve cells),
    and a group that may enter an empty column is sent to one representative empty column
    of each class only.
-2. *Forced links.* In every variant, once the reserve is dealt (or at any time under
-   the when-stuck rule), moving ``t-1`` onto ``t`` when ``t`` tops a rooted run (a
+2. *Forced links.* In every variant, once the reserve is dealt (or, outside Wasp, at any
+   time under the when-stuck rule), moving ``t-1`` onto ``t`` when ``t`` tops a rooted run (a
    face-up King-down run of one suit from row 0), or when ``t-1`` carries exactly the
    rest of its suit down to the Ace, never turns a winnable position into an unwinnable
    one, so the search plays it without branching.
@@ -31,19 +32,20 @@ Wasp's rules 2 and 6 rest on), checked there by experiment only:
    does so exactly once (by leading into an empty column, or collected with its run where
    it lies); if the "must happen first" relations between these events form a cycle, the
    position is lost.
-6. *Commuting moves.* After the deal (in Wasp wherever rule 7 holds), a move's child does
+6. *Commuting moves.* After the deal, a move's child does
    not try the moves tried before it (or asleep where it was made) that commute with it:
    the other order reaches the same position (sleep sets; in Wasp a move is named by its
    card and whether it is a link or a move into an empty column). The table keeps the
    moves asleep where a position was explored; reached again with some of them awake,
    the position tries just those (or all its moves, when fewer are asleep now).
-7. *Settled cards (Wasp).* After the deal, and before it under the when-stuck rule, a
-   card lying on its face-up successor is never moved into an empty column: a shortest
-   win never does it.
-8. *Direct links (Wasp).* Where rule 7 holds, a card whose successor tops another column
-   is never moved into an empty column either: its link there is legal and leads to a
-   shorter win. With rule 6, two moves then commute only if neither changes for the
-   other whether its card's successor tops another column.
+7. *Settled cards (Wasp).* After the deal, a card (not a King) lying on its face-up
+   successor is never moved into an empty column: no shortest win starts so. (Not before
+   the deal: there such a move may be what makes the position stuck, so that the reserve
+   is dealt under the when-stuck rule, and it decides where the reserve lands.)
+8. *Direct links (Wasp).* After the deal, a card whose successor tops another column is
+   never moved into an empty column either: some shortest win has neither kind of move.
+   With rule 6, two moves then commute only if neither changes for the other whether its
+   card's successor tops another column.
 
 The search itself is defined by :mod:`protocol.search`, which keeps the position in plain
 lists that mirror :class:`~protocol.game.Board` exactly (same column indices, same

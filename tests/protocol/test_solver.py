@@ -248,20 +248,20 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
     The one exception it allows: a move that collects the run of a King whose move it keeps
     asleep (the King is gone afterwards, and playing it first changes nothing). In Wasp a
     move is named by its card and its kind (a link, or a move into an empty column); a card's
-    two moves never commute (after its link it lies on its successor and stays there). Wasp
-    under when-stuck is checked before the deal too, where columns 1-3 are distinct. With
+    two moves never commute (after its link it lies on its successor and stays there). Rule 6
+    applies after the deal only. With
     rule 8 a move is one of the solver's only while its card's successor tops no other
     column, so in Wasp two moves commute only if neither changes that for the other: the
     cases where that alone keeps a move awake are counted.
     """
     rng = random.Random(6)
-    names = ("commute", "depend", "kings", "wasp link and empty", "wasp empty", "before the deal", "rule 8")
+    names = ("commute", "depend", "kings", "wasp link and empty", "wasp empty", "rule 8")
     seen = dict.fromkeys(names, 0)
     cases = [(variant, "any-time") for variant in ("scorpion", "scorpion-ii", "three-blind-mice", "wasp")]
     for variant, rule in [*cases, ("wasp", "when-stuck")]:
         for _ in range(10):
             board = Board.new(variant, rng.randrange(32001, 10**20), rule)
-            if board.stock and rule == "any-time":
+            if board.stock:
                 board.push(DEAL)
             for _ in range(80):
                 moves = _moves_by_bit(board)
@@ -296,7 +296,6 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
                         assert kept == (commute or absorbed), (board, first, second)
                         seen["rule 8"] += not kept and bool(plain.commuting(1 << y, first.card, first.target))
                         seen["commute" if commute else "depend"] += not absorbed
-                        seen["before the deal"] += bool(board.stock) and not absorbed
                         if variant != "wasp":
                             seen["kings"] += x % 13 == 12 and y % 13 == 12
                         else:
@@ -323,24 +322,6 @@ def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
     assert 51 not in _moves_by_bit(board) and len(board.foundations) == 3
     board.pop()
     assert _key_after(board, ace) == _key_after(board, king, Move(39, 1, 2))
-
-
-def test_rule_6_in_wasp_before_the_deal_tells_columns_1_to_3_from_the_rest() -> None:
-    # Under when-stuck Wasp keeps sleep sets before the deal, where column 1 (the deal lands
-    # on it) and column 5 are both empty: two moves into column 5 do not commute (after one,
-    # the other can only go to column 1, a different move), a move into column 1 and one
-    # into column 5 do, and two into column 1 do not. (Neither five uncovers the other's
-    # successor, which would change what rule 8 allows the other.)
-    board = board_from_text(
-        "wasp when-stuck -/KSQSJSTS9S8S7S/KHQHJHTH9H8H7H/4S5H/-/4H5S/6S6H3H2HAH 3s2sas DC"
-    )
-    state = _state(board)
-    five_h, five_s = card_from_text("5H"), card_from_text("5S")
-    assert {state.bit(five_h, 4), state.bit(five_s, 4), state.bit(five_s, 0)} <= set(_moves_by_bit(board))
-    assert not state.commuting(1 << state.bit(five_s, 4), five_h, 4)
-    assert state.commuting(1 << state.bit(five_s, 0), five_h, 4)
-    assert state.commuting(1 << state.bit(five_s, 4), five_h, 0)
-    assert not state.commuting(1 << state.bit(five_s, 0), five_h, 0)
 
 
 def test_rule_6_with_rule_8_keeps_awake_a_move_whose_successor_a_collection_uncovers() -> None:
@@ -377,11 +358,13 @@ def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> Non
 
 
 def _settled(board: Board, move: Move) -> bool:
-    """Whether ``move`` takes a card off its face-up successor into an empty column."""
+    """Whether ``move`` takes a card off its face-up successor into an empty column (a King
+    has no successor: the next suit's Ace under it does not count)."""
     col = board.columns[move.source]
     row = col.index(move.card)
     return (
-        not board.columns[move.target]
+        move.card % 13 != 12
+        and not board.columns[move.target]
         and row > board.down[move.source]
         and col[row - 1] == move.card + 1
     )
@@ -392,8 +375,9 @@ def _with_and_without(
 ) -> Iterator[tuple[Board, list[Move], set[Move], set[Move], bool]]:
     """Positions of random Wasp games (both reserve rules), each with its legal moves, the
     solver's moves with every rule and without ``rule_name``, and whether the rule waits
-    for the deal there (under the any-time rule the deal may come between a card's leaving
-    and its return; under when-stuck it never does)."""
+    for the deal there (rules 7 and 8 do under both reserve rules: under the any-time rule
+    the deal may come between a card's leaving and its return, and under when-stuck such a
+    move may be what makes the position stuck, and decides where the reserve lands)."""
     rng = random.Random(seed)
     without = ALL_RULES - {rule_name}
     for _ in range(40):
@@ -405,43 +389,42 @@ def _with_and_without(
             ours = {DEAL if m[0] < 0 else Move(*m) for m in _state(board).moves(every_empty=True)}
             plain = _state(board, rules=without).moves(every_empty=True)
             theirs = {DEAL if m[0] < 0 else Move(*m) for m in plain}
-            waits = bool(board.stock) and board.rule is ReserveRule.ANY_TIME
+            waits = bool(board.stock)
             yield board, legal, ours, theirs, waits
-            # Deal late, so that positions before the deal are met under the any-time rule.
+            # Deal late, so that positions before the deal are met under the any-time rule too.
             others = [move for move in legal if move != DEAL]
             board.push(rng.choice(others if others and rng.random() < 0.9 else legal))
 
 
 def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns() -> None:
-    seen = {"left out": 0, "left out before the deal": 0, "kept before the deal": 0, "kept": 0}
+    seen = {"left out": 0, "kept before the deal": 0, "kept": 0}
     for board, legal, ours, theirs, waits in _with_and_without("settled", 7):
         assert ours <= theirs
         for move in theirs - ours:
             # Only a settled card's move into an empty column.
             assert move in legal and not waits and _settled(board, move), (board, move)
-            seen["left out before the deal" if board.stock else "left out"] += 1
+            seen["left out"] += 1
         for move in ours:
             if move != DEAL and _settled(board, move):
                 assert waits, (board, move)
                 seen["kept before the deal"] += 1
             elif move != DEAL and not board.columns[move.target]:
                 seen["kept"] += 1
-        # The deal is offered exactly when the engine allows it: under when-stuck an idle
-        # move left out still makes the position not stuck.
         assert (DEAL in ours) == (DEAL in legal), board
     assert all(seen.values()), seen
 
 
-def test_rule_7_under_when_stuck_leaves_no_move_and_no_deal_when_only_idle_moves_remain() -> None:
+def test_rule_7_waits_for_the_deal_under_when_stuck_too() -> None:
     # Every card at row 1 or above lies on its successor, nothing links, three columns are
-    # empty, and the reserve waits: the engine's moves are all idle, so it never deals.
+    # empty, and the reserve waits: the engine's moves are all idle, and only by playing
+    # some of them (filling the empty columns) can the position become stuck, so that the
+    # reserve is dealt. Before the deal the search offers them all.
     board = board_from_text(
         "wasp when-stuck KHQHJHTH9H8H7H6H5H/KDQDJDTD9D8D7D/3H2HAH/5D4D3D2D/-/-/- 4h6dad SC"
     )
     legal = board.legal_moves()
     assert legal and DEAL not in legal and all(_settled(board, move) for move in legal)
-    assert _state(board).moves() == []
-    assert len(_state(board, rules=ALL_RULES - {"settled"}).moves(every_empty=True)) == len(legal)
+    assert {Move(*m) for m in _state(board).moves(every_empty=True)} == set(legal)
     for rules in (ALL_RULES, ALL_RULES - {"settled"}):
         assert solve(board, 100_000, rules=rules).verdict is Verdict.UNWINNABLE
 
@@ -456,14 +439,14 @@ def _direct(board: Board, move: Move) -> bool:
 
 
 def test_rule_8_leaves_out_exactly_the_wasp_moves_into_empty_columns_whose_link_is_legal() -> None:
-    seen = {"left out": 0, "left out before the deal": 0, "kept before the deal": 0, "kept": 0}
+    seen = {"left out": 0, "kept before the deal": 0, "kept": 0}
     for board, legal, ours, theirs, waits in _with_and_without("direct", 8):
         for move in theirs:
             if move != DEAL and _direct(board, move) and not waits:
                 onto = next(i for i, col in enumerate(board.columns) if col and col[-1] == move.card + 1)
                 # Left out, while its link is legal.
                 assert move not in ours and Move(move.card, move.source, onto) in legal, (board, move)
-                seen["left out before the deal" if board.stock else "left out"] += 1
+                seen["left out"] += 1
             else:
                 assert move in ours, (board, move)
                 if move != DEAL and _direct(board, move):

@@ -31,9 +31,9 @@ def _children_of(board: Board, moves: list[Move]) -> set[object]:
 
 
 def test_the_model_with_thirteen_ranks_makes_the_engines_wasp_moves_and_the_searchs_choice() -> None:
-    # The model's moves are the engine's; those it calls neither idle nor detours are the
-    # ones the search tries with rules 7 and 8 (every empty column offered, as the model
-    # offers one of each class).
+    # The model's moves are the engine's; after the deal, those it calls neither idle nor
+    # detours are the ones the search tries with rules 7 and 8, and before it the search
+    # tries them all (every empty column offered, as the model offers one of each class).
     full = Universe(suits=4, ranks=13)
     rng = random.Random(7)
     compared = dealt = 0
@@ -47,8 +47,8 @@ def test_the_model_with_thirteen_ranks_makes_the_engines_wasp_moves_and_the_sear
             assert {child for child, *_ in model} == _children_of(board, moves), board
             search = _state(board, rules=frozenset({"settled", "direct"})).moves(every_empty=True)
             tried = [DEAL if card < 0 else Move(card, source, target) for card, source, target in search]
-            clean = {child for child, _, _, idle, detour, _ in model if not (idle or detour)}
-            assert clean == _children_of(board, tried), board
+            kept = {child for child, _, _, _, idle, detour, _ in model if board.stock or not (idle or detour)}
+            assert kept == _children_of(board, tried), board
             compared += 1
             move = rng.choice(moves)
             dealt += move == DEAL
@@ -70,6 +70,8 @@ def test_every_winnable_position_has_a_shortest_win_without_idle_moves_or_detour
     u = explore(suits, ranks, columns, deals, down=down, reserve=reserve, seed=seed)
     found = check(u)
     assert found.positions > 30_000 and found.winnable > found.positions // 2
+    # The search's game (no idle moves or detours after the deal) keeps every distance.
+    assert not found.lost_without and not found.longer_without
     assert not found.without_clean_optimal_move, describe(u, found.without_clean_optimal_move[0])
     # Rule 7 in its strong form: no shortest win starts with an idle move.
     assert not found.optimal_idle_moves, describe(u, found.optimal_idle_moves[0][0])
@@ -81,9 +83,21 @@ def test_a_detour_can_start_a_shortest_win_so_rule_8_needs_the_weak_claim() -> N
     # moving 1S (with 4D 3D 2D 1H) into an empty column while 2S tops the third column
     # starts a five-move win, and so does moving 1D 2S into an empty column first; the
     # link 1S -> 2S does not (it buries 1D under its successor's group).
-    u = explore(3, 4, 4, 250, down=2, seed=2)
+    u = explore(3, 4, 4, 100, seed=2)
     found = check(u)
-    assert found.optimal_detours
+    one = "- | - | 4S 3S 1D 2S | 4H 3H 2H 1S 4D 3D 2D 1H   (distance 5)"
+    assert any(describe(u, k) == one and u.rank(move.card) == 1 for k, move in found.optimal_detours)
     for k, move in found.optimal_detours:
         assert u.distance[move.child] == u.distance[k] - 1
         assert any(u.distance[m.child] == u.distance[k] - 1 and not (m.idle or m.detour) for m in u.moves[k])
+
+
+def test_before_the_deal_under_when_stuck_leaving_idle_moves_out_loses_winnable_positions() -> None:
+    # Why rules 7 and 8 wait for the deal under when-stuck too: with a reserve still to deal,
+    # a move into an empty column may be what makes the position stuck (so that the reserve
+    # is dealt at all), and where the reserve lands depends on which columns are filled.
+    # Here 11 winnable positions have no win without idle moves and detours, for instance
+    #   1D 3H | 2D | 4D | 1S 4S 3S 2S 2H   reserve 4H 3D 1H (dealt onto the first three).
+    u = explore(3, 4, 4, 150, down=2, reserve=3, seed=2)
+    assert len(check(u, before_the_deal=True).lost_without) == 11
+    assert not check(u).lost_without

@@ -34,6 +34,7 @@ class Move:
 
     child: int
     card: int
+    target: int  # the column the card goes to (-1 for the deal)
     link: bool
     idle: bool  # rule 7: the card lies on its face-up successor and goes to an empty column
     detour: bool  # rule 8: the card's successor tops another column; it goes to an empty one
@@ -78,8 +79,12 @@ def _key(reserve: tuple[int, ...], columns: list[Column]) -> State:
     return (reserve, tuple(columns[:fixed]) + tuple(sorted(columns[fixed:])))
 
 
-def _children(u: Universe, state: State) -> list[tuple[State, int, bool, bool, bool, bool]]:
-    """The legal moves of the game (engine semantics) as (child, card, link, idle, detour, deal)."""
+Child = tuple[State, int, int, bool, bool, bool, bool]
+
+
+def _children(u: Universe, state: State) -> list[Child]:
+    """The legal moves of the game (engine semantics) as (child, card, target, link, idle,
+    detour, deal)."""
     reserve, columns = state
     cols = list(columns)
     tops: dict[int, int] = {}
@@ -90,7 +95,7 @@ def _children(u: Universe, state: State) -> list[tuple[State, int, bool, bool, b
     empty = [j for j, (_, cards) in enumerate(cols) if not cards]
     # One representative per class of interchangeable empty columns.
     targets = [j for j in empty if j < fixed] + [j for j in empty if j >= fixed][:1]
-    out: list[tuple[State, int, bool, bool, bool, bool]] = []
+    out: list[Child] = []
     for i, (down, cards) in enumerate(cols):
         for p in range(down, len(cards)):
             card = cards[p]
@@ -101,7 +106,7 @@ def _children(u: Universe, state: State) -> list[tuple[State, int, bool, bool, b
                 new = list(cols)
                 new[i] = _settle(u, (down, cards[:p]))
                 new[j] = _settle(u, (cols[j][0], cols[j][1] + group))
-                out.append((_key(reserve, new), card, True, False, False, False))
+                out.append((_key(reserve, new), card, j, True, False, False, False))
             if p > 0:  # a whole column never moves into an empty one
                 idle = p - 1 >= down and cards[p - 1] == succ
                 detour = succ is not None and tops.get(succ, i) != i
@@ -109,13 +114,13 @@ def _children(u: Universe, state: State) -> list[tuple[State, int, bool, bool, b
                     new = list(cols)
                     new[i] = _settle(u, (down, cards[:p]))
                     new[j] = _settle(u, (0, group))
-                    out.append((_key(reserve, new), card, False, idle, detour, False))
+                    out.append((_key(reserve, new), card, j, False, idle, detour, False))
     if reserve and not out:
         new = list(cols)
         for index, card in enumerate(reserve):
             down, cards = new[index]
             new[index] = _settle(u, (down, (*cards, card)))
-        out.append((_key((), new), -1, False, False, False, True))
+        out.append((_key((), new), -1, -1, False, False, False, True))
     return out
 
 
@@ -140,7 +145,7 @@ def explore(
     """Every position reachable from ``deals`` random deals, with exact distances to a win."""
     u = Universe(suits, ranks)
     index: dict[State, int] = {}
-    pending: list[list[tuple[State, int, bool, bool, bool, bool]] | None] = []
+    pending: list[list[Child] | None] = []
 
     def add(state: State) -> int:
         if state not in index:
@@ -164,8 +169,8 @@ def explore(
                     queue.append(c)
     u.moves = [
         [
-            Move(index[child], card, link, idle, detour, deal)
-            for child, card, link, idle, detour, deal in kids or ()
+            Move(index[child], card, target, link, idle, detour, deal)
+            for child, card, target, link, idle, detour, deal in kids or ()
         ]
         for kids in pending
     ]
@@ -192,36 +197,64 @@ def explore(
 class Findings:
     positions: int = 0
     winnable: int = 0
+    lost_without: list[int] = field(default_factory=list)
+    longer_without: list[int] = field(default_factory=list)
     without_clean_optimal_move: list[int] = field(default_factory=list)
     optimal_idle_moves: list[tuple[int, Move]] = field(default_factory=list)
     optimal_detours: list[tuple[int, Move]] = field(default_factory=list)
 
 
-def check(u: Universe) -> Findings:
-    """Test the claims on every position of ``u``.
+def check(u: Universe, *, before_the_deal: bool = False) -> Findings:
+    """Test the claims on every position of ``u``, leaving idle moves and detours out after
+    the deal only, or (``before_the_deal``) before it too, as the search once did.
 
-    - every winnable position that is not won has a move on a shortest win that is
-      neither idle nor a detour (so searching without them keeps every distance: the
-      claim rules 7 and 8 rest on);
-    - no idle move is ever on a shortest win (rule 7's claim; equivalently, putting a card
-      that lies alone at the bottom of a column onto its successor never lengthens the
-      shortest win);
-    - detours on shortest wins are listed: rule 8 only needs that *some* shortest win
-      has none.
+    - ``lost_without``, ``longer_without``: winnable positions that the game without the
+      moves left out (the search's game; the deal is still offered only when no move at
+      all is legal) cannot win, or only with a longer win;
+    - ``without_clean_optimal_move``: positions (where moves are left out) whose shortest
+      wins all start with an idle move or a detour;
+    - ``optimal_idle_moves``: idle moves that start a shortest win (rule 7's claim is that
+      none does; equivalently, putting a card that lies alone at the bottom of a column
+      onto its successor never lengthens the shortest win);
+    - ``optimal_detours``: detours that start a shortest win (rule 8 needs only that
+      *some* shortest win has none).
     """
     found = Findings(positions=len(u.states))
     d = u.distance
+
+    def pruned(k: int, m: Move) -> bool:
+        return (m.idle or m.detour) and (before_the_deal or not u.states[k][0])
+
+    kept_parents: list[list[int]] = [[] for _ in u.states]
+    for k, ms in enumerate(u.moves):
+        for m in ms:
+            if not pruned(k, m):
+                kept_parents[m.child].append(k)
+    g = [UNWINNABLE] * len(u.states)
+    queue = deque(k for k in range(len(u.states)) if d[k] == 0)
+    for k in queue:
+        g[k] = 0
+    while queue:
+        k = queue.popleft()
+        for p in kept_parents[k]:
+            if g[p] == UNWINNABLE:
+                g[p] = g[k] + 1
+                queue.append(p)
     for k, ms in enumerate(u.moves):
         if d[k] == UNWINNABLE:
             continue
         found.winnable += 1
+        if g[k] == UNWINNABLE:
+            found.lost_without.append(k)
+        elif g[k] > d[k]:
+            found.longer_without.append(k)
         if d[k] == 0:
             continue
         optimal = [m for m in ms if d[m.child] == d[k] - 1]
-        if not any(not m.idle and not m.detour for m in optimal):
+        if not any(not pruned(k, m) for m in optimal):
             found.without_clean_optimal_move.append(k)
-        found.optimal_idle_moves += [(k, m) for m in optimal if m.idle]
-        found.optimal_detours += [(k, m) for m in optimal if m.detour]
+        found.optimal_idle_moves += [(k, m) for m in optimal if m.idle and pruned(k, m)]
+        found.optimal_detours += [(k, m) for m in optimal if m.detour and pruned(k, m)]
     return found
 
 
@@ -248,17 +281,26 @@ def main() -> None:
     parser.add_argument("--down", type=int, default=0, help="most face-down cards a column is dealt")
     parser.add_argument("--reserve", type=int, default=0, help="reserve cards (dealt when stuck)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--before-the-deal", action="store_true", help="leave idle moves and detours out before the deal too"
+    )
     args = parser.parse_args()
     u = explore(
         args.suits, args.ranks, args.columns, args.deals, down=args.down, reserve=args.reserve, seed=args.seed
     )
-    f = check(u)
+    f = check(u, before_the_deal=args.before_the_deal)
+    print(
+        f"lost without idle moves and detours {len(f.lost_without)}, "
+        f"longer without them {len(f.longer_without)}"
+    )
     print(
         f"positions {f.positions}, winnable {f.winnable}; "
         f"without a clean move on a shortest win {len(f.without_clean_optimal_move)}; "
         f"idle moves on shortest wins {len(f.optimal_idle_moves)}; "
         f"detours on shortest wins {len(f.optimal_detours)}"
     )
+    for k in f.lost_without[:3]:
+        print("  lost without them:", describe(u, k))
     for k in f.without_clean_optimal_move[:3]:
         print("  no clean optimal move:", describe(u, k))
     for k, m in (f.optimal_idle_moves + f.optimal_detours)[:3]:
