@@ -46,6 +46,7 @@ enum {
     RULE_COMMUTE = 64,
     RULE_SETTLED = 128,
     RULE_DIRECT = 256,
+    RULE_EARLY = 512, /* rules 7 and 8 before the deal under when-stuck: for finding wins only */
 };
 
 typedef struct {
@@ -112,7 +113,7 @@ typedef struct {
     int ncells;
     int found, turned;
     int wasp, any_time;
-    int symmetry, tails, settled, direct, kings, links, checks;
+    int symmetry, tails, settled, direct, early, kings, links, checks;
     int where[52], row[52];
     unsigned char hidden[52];
     /* rule 5's cycle search */
@@ -385,6 +386,7 @@ static int gen_moves(State *s) {
     Move turning[MAXCOLS], emptying[MAXCOLS], celled[MAXCOLS], rest[MAXCOLS];
     int nt = 0, ne = 0, nc = 0, nr = 0;
     int empty[MAXCOLS], nempty = 0;
+    int idle = 0;
     size_t start = s->nmoves;
     if (!grow((void **)&s->moves, &s->moves_cap, start + MOVES_ROOM, sizeof(Move))) {
         s->failed = 1;
@@ -438,7 +440,7 @@ static int gen_moves(State *s) {
             }
         }
         if (s->wasp) {
-            int applies = !s->nstock; /* rules 7 and 8: after the deal only */
+            int applies = !s->nstock || (s->early && !s->any_time); /* rules 7 and 8 */
             int settled = applies && s->settled;
             int direct = applies && s->direct; /* rule 8 */
             for (int source = 0; source < n; source++) {
@@ -446,10 +448,16 @@ static int gen_moves(State *s) {
                 int first = s->down[source];
                 for (int row = first > 1 ? first : 1; row < s->len[source]; row++) {
                     int card = col[row];
-                    if (settled && row > first && card % 13 != 12 && col[row - 1] == card + 1) continue;
+                    if (settled && row > first && card % 13 != 12 && col[row - 1] == card + 1) {
+                        idle = 1;
+                        continue;
+                    }
                     if (direct && card % 13 != 12) {
                         int home = s->where[card + 1];
-                        if (home < n && home != source && s->row[card + 1] == s->len[home] - 1) continue;
+                        if (home < n && home != source && s->row[card + 1] == s->len[home] - 1) {
+                            idle = 1;
+                            continue;
+                        }
                     }
                     for (int e = 0; e < nempty; e++) push_move(s, card, source, empty[e]);
                 }
@@ -467,7 +475,7 @@ static int gen_moves(State *s) {
             }
         }
     }
-    if (s->nstock && (s->any_time || !(int)(s->nmoves - start))) push_move(s, -1, -1, -1);
+    if (s->nstock && (s->any_time || !((int)(s->nmoves - start) || idle))) push_move(s, -1, -1, -1);
     return (int)(s->nmoves - start);
 }
 
@@ -947,7 +955,7 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         seeded = 1;
         newly_waiting(s, &s->path[s->depth - 1]);
     }
-    if (s->links && (!s->nstock || !(s->any_time || s->wasp))) {
+    if (s->links && (!s->nstock || !(s->any_time || (s->wasp && !s->early)))) {
         Move link;
         while (s->found < 4 && first_link(s, &link)) {
             if (mask_any(sleep)) {
@@ -1053,6 +1061,7 @@ static void free_state(State *s) {
  * holding the winning line when won, or -1 with a Python error set. */
 static int run_search(State *s, int rules, long long limit, int timed, double deadline, PyObject *clock) {
     int commute = (rules & RULE_COMMUTE) && (!s->wasp || (rules & RULE_SETTLED));
+    int early = commute && s->wasp && !s->any_time && s->early;
     int sleeps = (rules & RULE_SLEEP) && s->any_time;
     if (s->found == 4) return WON;
     Mask sleep;
@@ -1088,7 +1097,7 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
         int asleep = f->covered && s->nstock && card >= 0 && move.source > 2 && move.target > 2;
         Mask child;
         memset(&child, 0, sizeof child);
-        if (commute && card >= 0 && !s->nstock) {
+        if (commute && card >= 0 && (early || !s->nstock)) {
             Mask both;
             for (int w = 0; w < WORDS; w++) both.w[w] = f->sleep.w[w] | f->done.w[w];
             child = commuting(s, both, card, move.target);
@@ -1292,6 +1301,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     s->tails = (rules & RULE_TAILS) != 0;
     s->settled = (rules & RULE_SETTLED) != 0;
     s->direct = (rules & RULE_DIRECT) != 0;
+    s->early = (rules & RULE_EARLY) != 0;
     s->kings = (rules & RULE_KINGS) != 0;
     s->links = (rules & RULE_LINKS) != 0;
     s->checks = (rules & RULE_DEAD) && !wasp;

@@ -24,6 +24,11 @@ NO_CARD: Final = -1
 ALL_RULES: Final = frozenset(
     {"symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct"}
 )
+EARLY: Final = "early"
+"""Not a pruning rule: rules 7 and 8 (and Wasp's rules 2 and 6 with them) before the deal
+under when-stuck too, which can lose winnable positions there. The solver uses it only to
+look for a win first (a line found is a win whatever the search left out), never for an
+unwinnable verdict."""
 
 WON: Final = 0
 LOST: Final = 1
@@ -81,6 +86,7 @@ class Search:
         self.tails = "tails" in rules
         self.settled = "settled" in rules
         self.direct = "direct" in rules
+        self.early = EARLY in rules
         self.kings = "kings" in rules
         self.where = [FOUNDATION] * 52
         self.row = [0] * 52
@@ -245,6 +251,7 @@ class Search:
         celled: list[tuple[int, int, int]] = []
         out: list[tuple[int, int, int]] = []
         empty: list[int] = []
+        idle = False
         for target in range(n):
             col = cols[target]
             if not col:
@@ -281,8 +288,9 @@ class Search:
                 # column once the reserve is dealt. Rule 8: nor does a card whose successor
                 # tops another column (its link is legal, and better). Not before the deal:
                 # under when-stuck such a move may be what makes the position stuck, so that
-                # the reserve is dealt, and where the reserve lands depends on it.
-                applies = not self.stock
+                # the reserve is dealt, and where the reserve lands depends on it (unless
+                # ``early``, when the search only looks for a win).
+                applies = not self.stock or (self.early and not self.any_time)
                 settled = applies and self.settled
                 direct = applies and self.direct
                 for source, col in enumerate(cols):
@@ -290,10 +298,12 @@ class Search:
                     for row in range(max(first, 1), len(col)):
                         card = col[row]
                         if settled and row > first and card % 13 != 12 and col[row - 1] == card + 1:
+                            idle = True
                             continue
                         if direct and card % 13 != 12:
                             home = where[card + 1]
                             if home < n and home != source and cols[home][-1] == card + 1:
+                                idle = True
                                 continue
                         leaders.append((card, source))
             else:
@@ -308,8 +318,8 @@ class Search:
             for card, source in leaders:
                 for target in empty:
                     out.append((card, source, target))
-        # Under the when-stuck rule the deal is legal only when no move is.
-        if self.stock and (self.any_time or not out):
+        # Under the when-stuck rule the deal is legal only when no move is, left-out ones too.
+        if self.stock and (self.any_time or not (out or idle)):
             out.append((-1, -1, -1))
         return out
 
@@ -857,7 +867,7 @@ class _Run:
             seeds = []
             state.newly_waiting(path[-1], seeds)
         # Rule 2 before the deal: under when-stuck, outside Wasp (where it rests on rule 7).
-        if self.links and (not state.stock or not (state.any_time or state.wasp)):
+        if self.links and (not state.stock or not (state.any_time or (state.wasp and not state.early))):
             while state.found < 4:
                 link = state.first_link()
                 if link is None:
@@ -933,6 +943,7 @@ def search(
     # Rule 6 in Wasp rests on rule 7 (its search is acyclic, and its moves are named by card
     # and kind), so like rule 7 it applies there only after the deal.
     commute = "commute" in state.rules and (not state.wasp or "settled" in state.rules)
+    early = commute and state.wasp and not state.any_time and state.early
     run = _Run(state)
     path = run.path
     if state.found == 4:
@@ -968,7 +979,7 @@ def search(
         # Rule 6: a move's child sleeps on the moves tried before it here, and on this
         # position's own sleepers, that commute with it.
         child = 0
-        if commute and card >= 0 and not state.stock:
+        if commute and card >= 0 and (early or not state.stock):
             child = state.commuting(sleep | done[-1], card, move[2])
             done[-1] |= 1 << state.bit(card, move[2])
         path.append(state.push(card, move[1], move[2]))

@@ -22,7 +22,7 @@ from protocol.game import (
     card_text,
     move_from_json,
 )
-from protocol.search import ALL_RULES
+from protocol.search import ALL_RULES, EARLY, UNDECIDED
 from protocol.solver import (
     Budget,
     Verdict,
@@ -32,6 +32,7 @@ from protocol.solver import (
     is_winnable,
     percentile,
     pick_winnable,
+    run_search,
     solve,
     solve_deal,
     wilson_interval,
@@ -412,6 +413,33 @@ def test_rule_7_leaves_out_only_wasp_moves_of_settled_cards_into_empty_columns()
                 seen["kept"] += 1
         assert (DEAL in ours) == (DEAL in legal), board
     assert all(seen.values()), seen
+
+
+def test_wasp_under_when_stuck_looks_for_a_win_with_rules_7_and_8_before_the_deal_first() -> None:
+    # The first look may leave out moves that a win needs before the deal, so it only ever
+    # answers with a win, which replays in the engine; a deal it cannot win is searched
+    # again by the search proper (here the position of the next test: every move is idle,
+    # so the first look finds nothing to do at all).
+    assert EARLY not in ALL_RULES
+    with pytest.raises(ValueError, match="unknown pruning rules: early"):
+        solve(Board.new("wasp", 1, "when-stuck"), 100, rules=ALL_RULES | {EARLY})
+    # Three deals the search proper leaves unknown at 3 million nodes, won by the first look.
+    for number in (72627007426553687472, 27809243280526937617, 17017878042644889611):
+        board = Board.new("wasp", number, "when-stuck")
+        assert run_search(_state(board), 3_000_000)[0] == UNDECIDED
+        solution = solve(board, 3_000_000)
+        assert solution.verdict is Verdict.WINNABLE
+        replay = board.copy()
+        for move in solution.moves:
+            replay.play(move)
+        assert replay.is_won()
+    stuck = board_from_text(
+        "wasp when-stuck KHQHJHTH9H8H7H6H5H/KDQDJDTD9D8D7D/3H2HAH/5D4D3D2D/-/-/- 4h6dad SC"
+    )
+    first = run_search(_state(stuck, rules=ALL_RULES | {EARLY}), 1_000)
+    assert first[0] == 1 and first[2] == 0  # "lost" at once: no move, and no deal
+    solution = solve(stuck, 100_000)
+    assert solution.verdict is Verdict.UNWINNABLE and solution.nodes > 0
 
 
 def test_rule_7_waits_for_the_deal_under_when_stuck_too() -> None:

@@ -11,6 +11,7 @@ import random
 import pytest
 
 from protocol.game import DEAL, Board, Move, ReserveRule
+from protocol.search import EARLY
 from protocol.solver import _state
 
 from .wasp_model import Universe, _children, _key, check, describe, explore
@@ -49,6 +50,12 @@ def test_the_model_with_thirteen_ranks_makes_the_engines_wasp_moves_and_the_sear
             tried = [DEAL if card < 0 else Move(card, source, target) for card, source, target in search]
             kept = {child for child, _, _, _, idle, detour, _ in model if board.stock or not (idle or detour)}
             assert kept == _children_of(board, tried), board
+            # With EARLY (used only to look for a win first) they are left out before the
+            # deal too, and the deal still comes only when the engine allows it.
+            quick = _state(board, rules=frozenset({"settled", "direct", EARLY})).moves(every_empty=True)
+            tried = [DEAL if card < 0 else Move(card, source, target) for card, source, target in quick]
+            clean = {child for child, _, _, _, idle, detour, _ in model if not (idle or detour)}
+            assert clean == _children_of(board, tried), board
             compared += 1
             move = rng.choice(moves)
             dealt += move == DEAL
