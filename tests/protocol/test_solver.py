@@ -325,6 +325,25 @@ def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
     assert _key_after(board, ace) == _key_after(board, king, Move(39, 1, 2))
 
 
+def test_rule_6_in_wasp_before_the_deal_tells_columns_1_to_3_from_the_rest() -> None:
+    # In the first look for a win (EARLY) Wasp keeps sleep sets before the deal under
+    # when-stuck. Column 1 (the deal lands on it) and column 5 are both empty: two moves
+    # into column 5 do not commute (after one,
+    # the other can only go to column 1, a different move), a move into column 1 and one
+    # into column 5 do, and two into column 1 do not. (Neither five uncovers the other's
+    # successor, which would change what rule 8 allows the other.)
+    board = board_from_text(
+        "wasp when-stuck -/KSQSJSTS9S8S7S/KHQHJHTH9H8H7H/4S5H/-/4H5S/6S6H3H2HAH 3s2sas DC"
+    )
+    state = _state(board, rules=ALL_RULES | {EARLY})
+    five_h, five_s = card_from_text("5H"), card_from_text("5S")
+    assert {state.bit(five_h, 4), state.bit(five_s, 4), state.bit(five_s, 0)} <= set(_moves_by_bit(board))
+    assert not state.commuting(1 << state.bit(five_s, 4), five_h, 4)
+    assert state.commuting(1 << state.bit(five_s, 0), five_h, 4)
+    assert state.commuting(1 << state.bit(five_s, 4), five_h, 0)
+    assert not state.commuting(1 << state.bit(five_s, 0), five_h, 0)
+
+
 def test_rule_6_with_rule_8_keeps_awake_a_move_whose_successor_a_collection_uncovers() -> None:
     # The three of clubs lies on the Ace of a complete spades run lying on the six of hearts:
     # its link onto the four collects the run and leaves the six on top, after which rule 8
