@@ -42,7 +42,7 @@ games and by experiment:
    successor is never moved into an empty column: no shortest win starts so. (Not before
    the deal: there such a move may be what makes the position stuck, so that the reserve
    is dealt under the when-stuck rule, and it decides where the reserve lands. There
-   :func:`solve` only looks for a win with it first, for a quarter of the budget: a line
+   :func:`solve` only looks for a win with it first, for half the budget: a line
    found is a win whatever the search left out.)
 8. *Direct links (Wasp).* After the deal, a card whose successor tops another column is
    never moved into an empty column either: some shortest win has neither kind of move.
@@ -228,7 +228,7 @@ def solve(
     return _solution(outcome, line, spent + nodes, limits, start)
 
 
-_EARLY_SHARE = 0.25
+_EARLY_SHARE = 0.5
 """The share of a Wasp when-stuck search's budget spent first looking for a win with rules
 7 and 8 before the deal too (see :func:`solve`)."""
 
