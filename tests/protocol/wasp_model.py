@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 Column = tuple[int, tuple[int, ...]]  # (face-down count, cards bottom to top)
@@ -174,23 +175,31 @@ def explore(
         ]
         for kids in pending
     ]
+    u.distance = _distances(u, lambda k, m: True)
+    return u
+
+
+def _distances(u: Universe, kept: Callable[[int, Move], bool]) -> list[int]:
+    """Every position's distance to a win using only the moves ``kept`` keeps (breadth-first
+    from the won positions, backwards), ``UNWINNABLE`` where none is reached."""
     parents: list[list[int]] = [[] for _ in u.states]
     for k, ms in enumerate(u.moves):
         for m in ms:
-            parents[m.child].append(k)
-    u.distance = [UNWINNABLE] * len(u.states)
-    queue = deque()
-    for k, (res, cols) in enumerate(u.states):
-        if not res and all(not cards for _, cards in cols):
-            u.distance[k] = 0
+            if kept(k, m):
+                parents[m.child].append(k)
+    distance = [UNWINNABLE] * len(u.states)
+    queue: deque[int] = deque()
+    for k, (reserve, cols) in enumerate(u.states):
+        if not reserve and all(not cards for _, cards in cols):
+            distance[k] = 0
             queue.append(k)
     while queue:
         k = queue.popleft()
         for p in parents[k]:
-            if u.distance[p] == UNWINNABLE:
-                u.distance[p] = u.distance[k] + 1
+            if distance[p] == UNWINNABLE:
+                distance[p] = distance[k] + 1
                 queue.append(p)
-    return u
+    return distance
 
 
 @dataclass
@@ -225,21 +234,7 @@ def check(u: Universe, *, before_the_deal: bool = False) -> Findings:
     def pruned(k: int, m: Move) -> bool:
         return (m.idle or m.detour) and (before_the_deal or not u.states[k][0])
 
-    kept_parents: list[list[int]] = [[] for _ in u.states]
-    for k, ms in enumerate(u.moves):
-        for m in ms:
-            if not pruned(k, m):
-                kept_parents[m.child].append(k)
-    g = [UNWINNABLE] * len(u.states)
-    queue = deque(k for k in range(len(u.states)) if d[k] == 0)
-    for k in queue:
-        g[k] = 0
-    while queue:
-        k = queue.popleft()
-        for p in kept_parents[k]:
-            if g[p] == UNWINNABLE:
-                g[p] = g[k] + 1
-                queue.append(p)
+    g = _distances(u, lambda k, m: not pruned(k, m))
     for k, ms in enumerate(u.moves):
         if d[k] == UNWINNABLE:
             continue
