@@ -14,7 +14,7 @@ from protocol.game import DEAL, Board, Move, ReserveRule
 from protocol.search import EARLY
 from protocol.solver import _state
 
-from .wasp_model import Universe, _children, _key, check, describe, explore
+from .wasp_model import Universe, _children, _key, check, describe, explore, potential
 
 
 def _model_state(board: Board) -> tuple[tuple[int, ...], tuple[tuple[int, tuple[int, ...]], ...]]:
@@ -71,12 +71,21 @@ def test_the_model_with_thirteen_ranks_makes_the_engines_wasp_moves_and_the_sear
         (3, 4, 4, 150, 2, 3, 4),  # a reserve dealt onto the first three columns when stuck
     ],
 )
-def test_every_winnable_position_has_a_shortest_win_without_idle_moves_or_detours(
+def test_rule_7s_lemma_claim_and_measure_hold_on_every_position_after_the_deal(
     suits: int, ranks: int, columns: int, deals: int, down: int, reserve: int, seed: int
 ) -> None:
     u = explore(suits, ranks, columns, deals, down=down, reserve=reserve, seed=seed)
     found = check(u)
     assert found.positions > 30_000 and found.winnable > found.positions // 2
+    # Lemma A: linking a card that lies alone at the bottom of a column onto its successor
+    # keeps a win without idle moves and detours.
+    assert found.lemma_a_positions > 30_000
+    assert not found.lemma_a_failures, describe(u, found.lemma_a_failures[0][0])
+    # The measure the proofs order positions by rises with every move but the idle ones.
+    assert found.clean_moves_after_the_deal > 50_000
+    assert not found.potential_falls, describe(u, found.potential_falls[0][0])
+    # What the proofs do not need, but the model finds too: Lemma A for shortest wins.
+    assert not found.stronger_lemma_a_failures
     # The search's game (no idle moves or detours after the deal) keeps every distance.
     assert not found.lost_without and not found.longer_without
     assert not found.without_clean_optimal_move, describe(u, found.without_clean_optimal_move[0])
@@ -88,12 +97,15 @@ def test_a_detour_can_start_a_shortest_win_so_rule_8_needs_the_weak_claim() -> N
     # Four ranks, three suits, four columns: from
     #   - | - | 4S 3S 1D 2S | 4H 3H 2H 1S 4D 3D 2D 1H
     # moving 1S (with 4D 3D 2D 1H) into an empty column while 2S tops the third column
-    # starts a five-move win, and so does moving 1D 2S into an empty column first; the
-    # link 1S -> 2S does not (it buries 1D under its successor's group).
+    # starts a five-move win, and so do moving 1D 2S into an empty column first and the
+    # link 1S -> 2S (which is therefore no shorter than the detour).
     u = explore(3, 4, 4, 100, seed=2)
     found = check(u)
     one = "- | - | 4S 3S 1D 2S | 4H 3H 2H 1S 4D 3D 2D 1H   (distance 5)"
     assert any(describe(u, k) == one and u.rank(move.card) == 1 for k, move in found.optimal_detours)
+    (k,) = [k for k in range(len(u.states)) if describe(u, k) == one]
+    (link,) = [m for m in u.moves[k] if m.link and m.card == 0]  # 1S
+    assert u.distance[link.child] == 4
     for k, move in found.optimal_detours:
         assert u.distance[move.child] == u.distance[k] - 1
         assert any(u.distance[m.child] == u.distance[k] - 1 and not (m.idle or m.detour) for m in u.moves[k])
@@ -108,3 +120,23 @@ def test_before_the_deal_under_when_stuck_leaving_idle_moves_out_loses_winnable_
     u = explore(3, 4, 4, 150, down=2, reserve=3, seed=2)
     assert len(check(u, before_the_deal=True).lost_without) == 11
     assert not check(u).lost_without
+
+
+def test_the_measure_needs_cards_face_up_before_cards_on_their_successors() -> None:
+    # A card lying on its face-down successor may move into an empty column (the move is
+    # not idle): one card fewer on its successor, one more face up. So Φ counts the cards
+    # face up first; in the other order it would fall there.
+    u = explore(3, 4, 4, 60, down=2, seed=2)
+    leaving = 0
+    for k, ms in enumerate(u.moves):
+        if u.states[k][0]:
+            continue
+        before = potential(u, u.states[k])
+        for m in ms:
+            if m.idle:
+                continue
+            after = potential(u, u.states[m.child])
+            assert after > before
+            # Fewer cards on their successors, no run collected: a card turned up.
+            leaving += after[2] < before[2] and after[0] == before[0]
+    assert leaving > 0

@@ -211,6 +211,31 @@ class Findings:
     without_clean_optimal_move: list[int] = field(default_factory=list)
     optimal_idle_moves: list[tuple[int, Move]] = field(default_factory=list)
     optimal_detours: list[tuple[int, Move]] = field(default_factory=list)
+    # Lemma A of rule 7 (after the deal): where a card x that is no King lies face up at
+    # row 0 of a column and x+1 tops another column, linking x keeps a clean win.
+    lemma_a_positions: int = 0
+    lemma_a_failures: list[tuple[int, int]] = field(default_factory=list)
+    # Its stronger form, not needed by the proofs: linking x never lengthens the shortest win.
+    stronger_lemma_a_failures: list[tuple[int, int]] = field(default_factory=list)
+    # Moves after the deal, other than idle ones, that do not raise the potential.
+    potential_falls: list[tuple[int, Move]] = field(default_factory=list)
+    clean_moves_after_the_deal: int = 0
+
+
+def potential(u: Universe, state: State) -> tuple[int, int, int, int]:
+    """Rule 7's measure after the deal: (runs collected, cards face up, cards lying
+    directly on their successors, columns not empty), compared lexicographically."""
+    reserve, columns = state
+    in_play = len(reserve) + sum(len(cards) for _, cards in columns)
+    on_successor = sum(
+        1 for _, cards in columns for p in range(1, len(cards)) if u.successor(cards[p]) == cards[p - 1]
+    )
+    return (
+        (u.suits * u.ranks - in_play) // u.ranks,
+        sum(len(cards) - down for down, cards in columns),
+        on_successor,
+        sum(1 for _, cards in columns if cards),
+    )
 
 
 def check(u: Universe, *, before_the_deal: bool = False) -> Findings:
@@ -226,7 +251,12 @@ def check(u: Universe, *, before_the_deal: bool = False) -> Findings:
       none does; equivalently, putting a card that lies alone at the bottom of a column
       onto its successor never lengthens the shortest win);
     - ``optimal_detours``: detours that start a shortest win (rule 8 needs only that
-      *some* shortest win has none).
+      *some* shortest win has none);
+    - ``lemma_a_failures``: Lemma A's positions ``Q`` (after the deal, ``x`` face up at row 0,
+      ``x+1`` on top of another column) with a clean win where ``x``'s link leads to none;
+      ``stronger_lemma_a_failures``: those where it leads to a longer shortest win;
+    - ``potential_falls``: moves after the deal, other than idle ones, that do not raise
+      ``potential``.
     """
     found = Findings(positions=len(u.states))
     d = u.distance
@@ -250,6 +280,34 @@ def check(u: Universe, *, before_the_deal: bool = False) -> Findings:
             found.without_clean_optimal_move.append(k)
         found.optimal_idle_moves += [(k, m) for m in optimal if m.idle and pruned(k, m)]
         found.optimal_detours += [(k, m) for m in optimal if m.detour and pruned(k, m)]
+    # The search's game: idle moves and detours left out after the deal only.
+    clean = (
+        g
+        if not before_the_deal
+        else _distances(u, lambda k, m: not (m.idle or m.detour) or bool(u.states[k][0]))
+    )
+    for k, ms in enumerate(u.moves):
+        reserve, columns = u.states[k]
+        if reserve:
+            continue
+        here = potential(u, u.states[k])
+        for m in ms:
+            if not m.idle:
+                found.clean_moves_after_the_deal += not m.detour
+                if potential(u, u.states[m.child]) <= here:
+                    found.potential_falls.append((k, m))
+        tops = {cards[-1]: j for j, (down, cards) in enumerate(columns) if len(cards) > down}
+        for e, (down, cards) in enumerate(columns):
+            x = cards[0] if cards and not down else None
+            succ = None if x is None else u.successor(x)
+            if succ is None or tops.get(succ, e) == e:
+                continue
+            found.lemma_a_positions += 1
+            (link,) = [m.child for m in ms if m.link and m.card == x]
+            if clean[k] != UNWINNABLE and clean[link] == UNWINNABLE:
+                found.lemma_a_failures.append((k, x))
+            if d[k] != UNWINNABLE and not 0 <= d[link] <= d[k]:
+                found.stronger_lemma_a_failures.append((k, x))
     return found
 
 
@@ -298,6 +356,11 @@ def main() -> None:
         print("  lost without them:", describe(u, k))
     for k in f.without_clean_optimal_move[:3]:
         print("  no clean optimal move:", describe(u, k))
+    print(
+        f"Lemma A's positions {f.lemma_a_positions}: the link loses a clean win {len(f.lemma_a_failures)}, "
+        f"lengthens the shortest win {len(f.stronger_lemma_a_failures)}; "
+        f"moves after the deal (not idle) that do not raise the potential {len(f.potential_falls)}"
+    )
     for k, m in (f.optimal_idle_moves + f.optimal_detours)[:3]:
         print("  optimal", "idle move" if m.idle else "detour", "of", m.card, "at", describe(u, k))
 
