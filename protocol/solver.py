@@ -8,9 +8,8 @@ only when the caller hands it one (``Budget.clock``).
 
 The search is a depth-first search over positions with a transposition table keyed on a
 canonical position key (interchangeable columns in a canonical order). Every pruning rule
-is proved sound in ``docs/solver.md``, except one case of the lemma rule 7 rests on (and
-with it rule 8 and Wasp's rules 2 and 6), checked there on an exact model of small Wasp
-games and by experiment:
+is proved sound in ``docs/solver.md`` (and rules 7 and 8 are also checked there on an
+exact model of small Wasp games):
 
 1. *Symmetry.* Columns that the rules treat alike are interchangeable: all of them once
    the reserve is dealt (and always in Three Blind Mice), columns 4 and up before. The key
@@ -39,13 +38,13 @@ games and by experiment:
    moves asleep where a position was explored; reached again with some of them awake,
    the position tries just those (or all its moves, when fewer are asleep now).
 7. *Settled cards (Wasp).* After the deal, a card (not a King) lying on its face-up
-   successor is never moved into an empty column: no shortest win starts so. (Not before
+   successor is never moved into an empty column: some win never does so. (Not before
    the deal: there such a move may be what makes the position stuck, so that the reserve
    is dealt under the when-stuck rule, and it decides where the reserve lands. There
    :func:`solve` only looks for a win with it first, for half the budget: a line
    found is a win whatever the search left out.)
 8. *Direct links (Wasp).* After the deal, a card whose successor tops another column is
-   never moved into an empty column either: some shortest win has neither kind of move.
+   never moved into an empty column either: some win has neither kind of move.
    With rule 6, two moves then commute only if neither changes for the other whether its
    card's successor tops another column.
 

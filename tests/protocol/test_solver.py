@@ -704,9 +704,9 @@ def _small_wasp_position(rng: random.Random) -> str:
 
 @pytest.mark.slow
 def test_small_wasp_positions_get_the_same_verdicts_with_every_rule_and_with_none() -> None:
-    # Rules 7 and 8 (and Wasp's rules 2 and 6, which rest on rule 7's claim) have one case
-    # of their proof still open (docs/solver.md, rule 7): positions small enough for the
-    # search without pruning to decide them, many of them lost, must get the same verdict.
+    # Rules 7 and 8 (and Wasp's rules 2 and 6, which rest on rule 7's claim), checked
+    # beside their proofs (docs/solver.md, rule 7): positions small enough for the search
+    # without pruning to decide them, many of them lost, must get the same verdict.
     rng = random.Random("small wasp")
     verdicts = {Verdict.WINNABLE: 0, Verdict.UNWINNABLE: 0}
     for _ in range(600):
