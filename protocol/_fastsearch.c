@@ -47,6 +47,7 @@ enum {
     RULE_SETTLED = 128,
     RULE_DIRECT = 256,
     RULE_EARLY = 512, /* rules 7 and 8 before the deal under when-stuck: for finding wins only */
+    RULE_BOTTOMS = 1024,
 };
 
 typedef struct {
@@ -113,7 +114,7 @@ typedef struct {
     int ncells;
     int found, turned;
     int wasp, any_time;
-    int symmetry, tails, settled, direct, early, kings, links, checks;
+    int symmetry, tails, settled, direct, early, kings, links, checks, bottoms;
     int where[52], row[52];
     unsigned char hidden[52];
     /* rule 5's cycle search */
@@ -331,7 +332,7 @@ static uint64_t *table_setdefault(State *s, const unsigned char *key, int len, u
 
 /* -- move generation -------------------------------------------------------------------- */
 
-static int first_link(State *s, Move *out) {
+static int first_link(State *s, Move *out, int rule2, int rule9) {
     int n = s->ncols;
     for (int target = 0; target < n; target++) {
         int len = s->len[target];
@@ -343,10 +344,13 @@ static int first_link(State *s, Move *out) {
         int source = s->where[card];
         if (source < n) {
             if (source == target || s->hidden[card]) continue;
+            /* Rule 9 (Wasp, after the deal): a face-up card at row 0 onto its successor. */
+            if (rule9 && !s->row[card]) goto found;
+            if (!rule2) continue;
             /* the tail test's first check, here without a call */
             if (s->tails && s->len[source] - s->row[card] == card % 13 + 1 && carries_tail(s, card, source))
                 goto found;
-        } else if (source >= STOCK) {
+        } else if (source >= STOCK || !rule2) {
             continue;
         } else if (s->tails && carries_tail(s, card, source)) {
             goto found;
@@ -955,9 +959,11 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         seeded = 1;
         newly_waiting(s, &s->path[s->depth - 1]);
     }
-    if (s->links && (!s->nstock || !(s->any_time || (s->wasp && !s->early)))) {
+    int rule2 = s->links && (!s->nstock || !(s->any_time || (s->wasp && !s->early)));
+    int rule9 = s->bottoms && !s->nstock;
+    if (rule2 || rule9) {
         Move link;
-        while (s->found < 4 && first_link(s, &link)) {
+        while (s->found < 4 && first_link(s, &link, rule2, rule9)) {
             if (mask_any(sleep)) {
                 if (s->wasp)
                     memset(sleep, 0, sizeof *sleep);
@@ -1302,6 +1308,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     s->settled = (rules & RULE_SETTLED) != 0;
     s->direct = (rules & RULE_DIRECT) != 0;
     s->early = (rules & RULE_EARLY) != 0;
+    s->bottoms = wasp && (rules & RULE_BOTTOMS) != 0;
     s->kings = (rules & RULE_KINGS) != 0;
     s->links = (rules & RULE_LINKS) != 0;
     s->checks = (rules & RULE_DEAD) && !wasp;

@@ -22,7 +22,7 @@ CELL_BASE: Final = 100
 NO_CARD: Final = -1
 """An empty reserve cell (as in :mod:`protocol.game.board`)."""
 ALL_RULES: Final = frozenset(
-    {"symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct"}
+    {"symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct", "bottoms"}
 )
 EARLY: Final = "early"
 """Not a pruning rule: rules 7 and 8 (and Wasp's rules 2 and 6 with them) before the deal
@@ -88,6 +88,7 @@ class Search:
         self.direct = "direct" in rules
         self.early = EARLY in rules
         self.kings = "kings" in rules
+        self.bottoms = wasp and "bottoms" in rules
         self.where = [FOUNDATION] * 52
         self.row = [0] * 52
         """Each card's row in its column, while it is in one (kept by every move)."""
@@ -188,13 +189,14 @@ class Search:
 
     # -- move generation --------------------------------------------------------------------
 
-    def first_link(self) -> tuple[int, int, int] | None:
-        """Return the first legal forced link (rule 2), or ``None``.
+    def first_link(self, rule2: bool = True, rule9: bool = False) -> tuple[int, int, int] | None:
+        """Return the first legal forced link (rules 2 and 9, as asked), or ``None``.
 
-        A link is forced when its target column is a rooted run (face up, reading King,
+        Rule 2 forces a link when its target column is a rooted run (face up, reading King,
         Queen, ... of one suit from its bottom: nothing in it ever moves again), or when the
         card it moves carries exactly the rest of its suit down to the Ace (a complete
-        tail: none of those cards ever moves again, and nothing can join them).
+        tail: none of those cards ever moves again, and nothing can join them). Rule 9
+        (Wasp, after the deal) forces the link of a face-up card at row 0.
         """
         cols = self.cols
         where = self.where
@@ -214,9 +216,13 @@ class Search:
             if source < n:
                 if source == target or hidden[card]:
                     continue
+                if rule9 and not self.row[card]:
+                    return (card, source, target)
+                if not rule2:
+                    continue
                 if tails and self.carries_tail(card, source):
                     return (card, source, target)
-            elif source >= STOCK:
+            elif source >= STOCK or not rule2:
                 continue
             elif tails and self.carries_tail(card, source):
                 return (card, source, target)  # an Ace from a reserve cell
@@ -867,13 +873,15 @@ class _Run:
             seeds = []
             state.newly_waiting(path[-1], seeds)
         # Rule 2 before the deal: under when-stuck, outside Wasp (where it rests on rule 7).
-        if self.links and (not state.stock or not (state.any_time or (state.wasp and not state.early))):
+        rule2 = self.links and (not state.stock or not (state.any_time or (state.wasp and not state.early)))
+        rule9 = state.bottoms and not state.stock
+        if rule2 or rule9:
             while state.found < 4:
-                link = state.first_link()
+                link = state.first_link(rule2, rule9)
                 if link is None:
                     break
                 if sleep:
-                    # Wasp's rule 2 is not proved by swaps: its sleep set starts afresh.
+                    # Wasp's rules 2 and 9 are not proved by swaps: its sleep set starts afresh.
                     sleep = 0 if state.wasp else state.commuting(sleep, link[0], link[2])
                 undo = state.push(link[0], link[1], link[2])
                 path.append(undo)

@@ -47,6 +47,9 @@ exact model of small Wasp games):
    never moved into an empty column either: some win has neither kind of move.
    With rule 6, two moves then commute only if neither changes for the other whether its
    card's successor tops another column.
+9. *Bottom links (Wasp).* After the deal, a face-up card at row 0 whose successor tops
+   another column is linked onto it without branching (with the whole column): that
+   keeps a winnable position winnable.
 
 The search itself is defined by :mod:`protocol.search`, which keeps the position in plain
 lists that mirror :class:`~protocol.game.Board` exactly (same column indices, same
@@ -78,7 +81,9 @@ NATIVE = _fastsearch is not None
 """Whether the search in C is installed (see :func:`run_search`): budgets in nodes cost
 about a tenth of the time they cost ``protocol.search`` compiled with mypyc."""
 
-_RULE_ORDER = ("symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct", EARLY)
+_RULE_ORDER = (
+    "symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct", EARLY, "bottoms"
+)
 _RULE_BITS = {name: 1 << index for index, name in enumerate(_RULE_ORDER)}
 """The rule names as ``_fastsearch`` takes them (its ``RULE_*`` bits)."""
 

@@ -22,7 +22,7 @@ from protocol.game import (
     card_text,
     move_from_json,
 )
-from protocol.search import ALL_RULES, EARLY, UNDECIDED
+from protocol.search import ALL_RULES, EARLY, UNDECIDED, _Run
 from protocol.solver import (
     Budget,
     Verdict,
@@ -377,6 +377,32 @@ def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> Non
     assert _state(board).first_link() == (card_from_text("JD"), 2, 1)
 
 
+def test_rule_9_forces_the_link_of_a_face_up_card_at_row_0_after_the_deal_only() -> None:
+    # 5H lies face up at row 0 of column 1 (4D on it) and 6H tops column 2: rule 9 links
+    # it (with 4D) without branching. No other card at row 0 can link, and rule 2 forces
+    # nothing here (column 2 has a face-down card under its run, so it is not rooted).
+    columns = "5H4D/kdQHJHTH9H8H7H6H/KHQDJDTD9D8D7D6D5D/4H3D2D3H{rest}/-/-/-"
+    after = board_from_text(f"wasp when-stuck {columns.format(rest='AD2HAH')} - CS")
+    state = _state(after)
+    five_h = card_from_text("5H")
+    assert state.first_link(rule2=True, rule9=False) is None
+    assert state.first_link(rule2=False, rule9=True) == (five_h, 0, 1)
+    run = _Run(state)
+    assert run.enter(False, -1, 0, False) is not None
+    assert run.line() == [(five_h, 0, 1)]
+    run = _Run(_state(after, rules=ALL_RULES - {"bottoms"}))
+    assert run.enter(False, -1, 0, False) is not None
+    assert run.line() == []
+    # Face down at row 0, 5H is not forced; nor before the deal (three cards in reserve).
+    hidden = board_from_text(f"wasp when-stuck {columns.replace('5H', '5h').format(rest='AD2HAH')} - CS")
+    assert _state(hidden).first_link(rule2=False, rule9=True) is None
+    before = _state(board_from_text(f"wasp when-stuck {columns.format(rest='')} ad2hah CS"))
+    assert before.first_link(rule2=False, rule9=True) == (five_h, 0, 1)
+    run = _Run(before)
+    assert run.enter(False, -1, 0, False) is not None
+    assert run.line() == []
+
+
 def _settled(board: Board, move: Move) -> bool:
     """Whether ``move`` takes a card off its face-up successor into an empty column (a King
     has no successor: the next suit's Ace under it does not count)."""
@@ -578,13 +604,18 @@ def test_rule_5_after_a_move_from_a_cell_finds_the_cycle_it_closes() -> None:
     assert state.tangled_from(seeds)
 
 
-def _forced_links(board: Board, rooted_too: bool) -> list[Move]:
+def _forced_links(board: Board, rooted_too: bool, bottoms: bool = False) -> list[Move]:
     """The legal links that carry the leading card's whole lower tail (down to its Ace),
     and with ``rooted_too`` those onto a rooted run: the links rule 2 forces. Without it,
-    only the tails onto columns that are not rooted runs."""
+    only the tails onto columns that are not rooted runs. With ``bottoms``, only the links
+    rule 9 forces instead: of a face-up card at row 0 (Wasp, after the deal)."""
     found = []
     for move in board.legal_moves():
         if move.is_deal or not board.columns[move.target]:
+            continue
+        if bottoms:
+            if not board.stock and move.source < 100 and board.columns[move.source][0] == move.card:
+                found.append(move)
             continue
         low = move.card % 13
         tail = [move.card - rank for rank in range(low + 1)]
@@ -604,7 +635,11 @@ def _forced_links(board: Board, rooted_too: bool) -> list[Move]:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("variants", "rule_name", "rooted_too"),
-    [(("scorpion", "scorpion-ii", "three-blind-mice"), "tails", False), (("wasp",), "links", True)],
+    [
+        (("scorpion", "scorpion-ii", "three-blind-mice"), "tails", False),
+        (("wasp",), "links", True),
+        (("wasp",), "bottoms", False),
+    ],
 )
 def test_forced_links_keep_every_winnable_position_winnable(
     variants: tuple[str, ...], rule_name: str, rooted_too: bool
@@ -623,8 +658,10 @@ def test_forced_links_keep_every_winnable_position_winnable(
             continue
         position = board.copy(stack=False)
         for move in solution.moves:
-            applies = not position.stock or position.rule is ReserveRule.WHEN_STUCK
-            if applies and _forced_links(position, rooted_too) and not position.is_won():
+            bottoms = rule_name == "bottoms"  # rule 9: after the deal only
+            applies = not position.stock or (position.rule is ReserveRule.WHEN_STUCK and not bottoms)
+            forced = _forced_links(position, rooted_too, bottoms=bottoms)
+            if applies and forced and not position.is_won():
                 verdict = solve(position, 50_000).verdict
                 assert verdict is not Verdict.UNWINNABLE, board_to_text(position)
                 checked += verdict is Verdict.WINNABLE
@@ -643,6 +680,7 @@ NON_WASP = ("scorpion", "scorpion-ii", "three-blind-mice")
         (("wasp",), "links", "forced link verdicts links", 30, 30),
         (("wasp",), "commute", "rule 6 wasp", 150, 20),
         (("wasp",), "direct", "rule 8", 150, 20),
+        (("wasp",), "bottoms", "rule 9", 150, 20),
         (NON_WASP, "tails", "forced link verdicts tails", 30, 100),
         (NON_WASP, "kings", "rule 5 kings", 30, 100),
     ],
