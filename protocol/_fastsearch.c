@@ -21,6 +21,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define MAXCOLS 16
 #define MAXLEN 64
@@ -141,7 +144,7 @@ typedef struct {
     int words;
     uint64_t *slots; /* the hash's top 32 bits << 32 | (entry's offset in 8-byte units + 1) */
     int bits;        /* log2 of the slot count: a key's first slot is its hash's top bits */
-    uint64_t *last;  /* the sleep words of the entry stored last */
+    unsigned char *last; /* the sleep set of the entry stored last */
     /* moves of the open frames, stacked */
     Move *moves;
     size_t nmoves, moves_cap;
@@ -159,6 +162,31 @@ static int grow(void **buf, size_t *cap, size_t need, size_t item) {
     *buf = p;
     *cap = cap2;
     return 1;
+}
+
+/* The table's memory (its slots and its blocks of entries), zeroed. Its reads land all over
+ * hundreds of megabytes, so with 4 kB pages nearly every one also misses the TLB; on Linux
+ * the memory is mapped directly and marked for transparent huge pages (2 MB), which the
+ * kernel gives where it can (where it cannot, or elsewhere, it is ordinary memory). */
+static void *table_alloc(size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    madvise(p, size, MADV_HUGEPAGE);
+    return p;
+#else
+    return calloc(1, size);
+#endif
+}
+
+static void table_free(void *p, size_t size) {
+    if (!p) return;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    munmap(p, size);
+#else
+    (void)size;
+    free(p);
+#endif
 }
 
 static int carries_tail(State *s, int card, int source) {
@@ -259,7 +287,38 @@ static uint64_t hash_key(const unsigned char *key, int len) {
     return h;
 }
 
-/* An entry: its ``words`` sleep words, the key's length, the key; 8-byte aligned. */
+/* An entry, from an 8-byte boundary: the key's length, the key, then the sleep set as a
+ * count and that many bit numbers (one byte each, two in Wasp, whose bits go up to 52 * 5).
+ * Sleep sets are mostly empty or small, so this is far shorter than the set's words; a
+ * stored set is only ever replaced by one with fewer members (enter), which fits. */
+static inline int sleep_width(const State *s) { return s->words > 1 ? 2 : 1; }
+
+static int sleep_bytes(const State *s, const Mask *m) { return 1 + mask_count(m) * sleep_width(s); }
+
+static void sleep_store(const State *s, unsigned char *p, const Mask *m) {
+    int n = 0, wide = s->words > 1;
+    unsigned char *q = p + 1;
+    for (int w = 0; w < s->words; w++)
+        for (uint64_t bits = m->w[w]; bits; bits &= bits - 1) {
+            int b = 64 * w + __builtin_ctzll(bits);
+            if (wide) *q++ = (unsigned char)(b >> 8);
+            *q++ = (unsigned char)b;
+            n++;
+        }
+    p[0] = (unsigned char)n;
+}
+
+static void sleep_load(const State *s, const unsigned char *p, Mask *m) {
+    memset(m, 0, sizeof *m);
+    int n = p[0], wide = s->words > 1;
+    const unsigned char *q = p + 1;
+    for (int i = 0; i < n; i++) {
+        int b = *q++;
+        if (wide) b = b << 8 | *q++;
+        mask_set(m, b);
+    }
+}
+
 static inline unsigned char *entry_at(State *s, uint64_t slot) {
     uint64_t unit = (slot & 0xffffffffu) - 1;
     return s->blocks[unit >> (BLOCK_SHIFT - 3)] + ((unit << 3) & (((uint64_t)1 << BLOCK_SHIFT) - 1));
@@ -268,7 +327,7 @@ static inline unsigned char *entry_at(State *s, uint64_t slot) {
 static int table_grow(State *s) {
     int bits = s->bits + 1;
     size_t cap = (size_t)1 << bits;
-    uint64_t *slots = calloc(cap, sizeof(uint64_t));
+    uint64_t *slots = table_alloc(cap * sizeof(uint64_t));
     if (!slots) return 0;
     size_t old = (size_t)1 << s->bits;
     for (size_t i = 0; i < old; i++) {
@@ -279,7 +338,7 @@ static int table_grow(State *s) {
         while (slots[j]) j = (j + 1) & (cap - 1);
         slots[j] = slot;
     }
-    free(s->slots);
+    table_free(s->slots, old * sizeof(uint64_t));
     s->slots = slots;
     s->bits = bits;
     return 1;
@@ -288,29 +347,28 @@ static int table_grow(State *s) {
 static inline size_t first_slot(State *s, uint64_t h) { return (size_t)(h >> (64 - s->bits)); }
 
 /* Find ``key`` (hash ``h``); if absent, store it with ``sleep``, set *fresh and return
- * NULL. Returns the entry's sleep words when present. */
-static uint64_t *table_setdefault(State *s, const unsigned char *key, int len, uint64_t h, const Mask *sleep,
-                                  int *fresh) {
+ * NULL. Returns the entry's sleep set (sleep_load) when present. */
+static unsigned char *table_setdefault(State *s, const unsigned char *key, int len, uint64_t h, const Mask *sleep,
+                                       int *fresh) {
     uint64_t tag = h >> 32;
     size_t mask = ((size_t)1 << s->bits) - 1;
     size_t i = first_slot(s, h);
-    size_t head = 8 * (size_t)s->words;
     for (;;) {
         uint64_t slot = s->slots[i];
         if (!slot) break;
         if ((slot >> 32) == tag) {
             unsigned char *entry = entry_at(s, slot);
-            if (entry[head] == len && !memcmp(entry + head + 1, key, (size_t)len)) {
+            if (entry[0] == len && !memcmp(entry + 1, key, (size_t)len)) {
                 *fresh = 0;
-                return (uint64_t *)entry;
+                return entry + 1 + len;
             }
         }
         i = (i + 1) & mask;
     }
     *fresh = 1;
-    size_t size = (head + 1 + (size_t)len + 7) & ~(size_t)7;
+    size_t size = (1 + (size_t)len + (size_t)sleep_bytes(s, sleep) + 7) & ~(size_t)7;
     if (!s->nblocks || s->used + size > ((size_t)1 << BLOCK_SHIFT)) {
-        if (s->nblocks == BLOCKS || !(s->blocks[s->nblocks] = malloc((size_t)1 << BLOCK_SHIFT))) {
+        if (s->nblocks == BLOCKS || !(s->blocks[s->nblocks] = table_alloc((size_t)1 << BLOCK_SHIFT))) {
             s->failed = 1;
             return NULL;
         }
@@ -320,10 +378,10 @@ static uint64_t *table_setdefault(State *s, const unsigned char *key, int len, u
     unsigned char *entry = s->blocks[s->nblocks - 1] + s->used;
     uint64_t unit = ((uint64_t)(s->nblocks - 1) << (BLOCK_SHIFT - 3)) + (s->used >> 3);
     s->used += size;
-    memcpy(entry, sleep->w, head);
-    entry[head] = (unsigned char)len;
-    memcpy(entry + head + 1, key, (size_t)len);
-    s->last = (uint64_t *)entry;
+    entry[0] = (unsigned char)len;
+    memcpy(entry + 1, key, (size_t)len);
+    sleep_store(s, entry + 1 + len, sleep);
+    s->last = entry + 1 + len;
     s->entries++;
     s->slots[i] = (tag << 32) | (unit + 1);
     if (s->entries * 2 > mask + 1 && (s->bits >= 32 || !table_grow(s))) s->failed = 1;
@@ -989,22 +1047,21 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         count = gen_moves(s);
         if (s->failed) return -1;
         int fresh;
-        uint64_t *stored = table_setdefault(s, key, len, h, sleep, &fresh);
+        unsigned char *stored = table_setdefault(s, key, len, h, sleep, &fresh);
         if (s->failed) return -1;
         if (!fresh) {
+            Mask st;
+            sleep_load(s, stored, &st);
             int wake = 0;
             for (int w = 0; w < s->words; w++)
-                if (stored[w] & ~sleep->w[w]) wake = 1;
+                if (st.w[w] & ~sleep->w[w]) wake = 1;
             if (!wake) {
                 s->nmoves = start;
                 unwind(s, base);
                 return -1;
             }
-            Mask st;
-            memset(&st, 0, sizeof st);
-            for (int w = 0; w < s->words; w++) st.w[w] = stored[w];
             if (mask_count(sleep) < mask_count(&st)) {
-                for (int w = 0; w < s->words; w++) stored[w] = sleep->w[w];
+                sleep_store(s, stored, sleep);
             } else {
                 for (int w = 0; w < WORDS; w++) again.w[w] = st.w[w] & ~sleep->w[w];
                 has_again = mask_any(&again);
@@ -1019,7 +1076,7 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
                 lost = s->nseeds && tangled_from(s, s->seeds, s->nseeds);
             if (lost) {
                 /* the entry just stored: nothing asleep there now */
-                for (int w = 0; w < s->words; w++) s->last[w] = 0;
+                s->last[0] = 0;
                 s->nmoves = start;
                 unwind(s, base);
                 return -1;
@@ -1058,8 +1115,8 @@ typedef struct {
 
 static void free_state(State *s) {
     free(s->path);
-    for (int i = 0; i < s->nblocks; i++) free(s->blocks[i]);
-    free(s->slots);
+    for (int i = 0; i < s->nblocks; i++) table_free(s->blocks[i], (size_t)1 << BLOCK_SHIFT);
+    if (s->slots) table_free(s->slots, ((size_t)1 << s->bits) * sizeof(uint64_t));
     free(s->moves);
 }
 
@@ -1328,12 +1385,12 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     for (int i = 0; i < s->ncells; i++)
         if (s->cells[i] != NO_CARD) s->where[s->cells[i]] = CELL_BASE + i;
-    s->slots = calloc(1 << 16, sizeof(uint64_t));
+    s->bits = 16;
+    s->slots = table_alloc(((size_t)1 << 16) * sizeof(uint64_t));
     if (!s->slots) {
         PyErr_NoMemory();
         goto done;
     }
-    s->bits = 16;
     if (s->checks) dead_table(s);
     double deadline = 0;
     if (timed) {
