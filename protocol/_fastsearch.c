@@ -99,6 +99,7 @@ typedef struct {
     unsigned char ncollected;
     signed char group[MAXLEN];
     signed char collected[4][3]; /* (column, flipped, suit) */
+    uint64_t hash;               /* the table's hash before the move */
 } Undo;
 
 typedef struct {
@@ -145,6 +146,7 @@ typedef struct {
     uint64_t *slots; /* the hash's top 32 bits << 32 | (entry's offset in 8-byte units + 1) */
     int bits;        /* log2 of the slot count: a key's first slot is its hash's top bits */
     unsigned char *last; /* the sleep set of the entry stored last */
+    uint64_t hash;       /* the table's hash of the position (position_hash), kept by the moves */
     /* moves of the open frames, stacked */
     Move *moves;
     size_t nmoves, moves_cap;
@@ -269,21 +271,80 @@ static int build_key(State *s, unsigned char *key) {
     return k;
 }
 
-static uint64_t hash_key(const unsigned char *key, int len) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
-    int i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t v;
-        memcpy(&v, key + i, 8);
-        h = (h ^ v) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+/* The table's hash: a sum (xor) of one random word per fact of the position, so that the
+ * hash of a child can be had from its parent's before the move is made, and its slot asked
+ * for early (run_search). Facts: each card on the tableau with the card it lies on (or none),
+ * each face-down card, the bottom card of each column that keeps its place in the key (all
+ * columns without rule 1; columns 1-3 before the deal), each card in a reserve cell (with
+ * its cell where cells keep their places), and whether the reserve is still to come. Equal
+ * keys have equal facts, hence equal hashes; the key itself decides equality. */
+static uint64_t ZB[52][53]; /* card, the card it lies on + 1 (0: a column's bottom) */
+static uint64_t ZH[52];     /* face down */
+static uint64_t ZF[MAXCOLS][52];
+static uint64_t ZC[MAXCELLS + 1][52]; /* row 0: cells in any order; 1 + i: cell i */
+static uint64_t ZS;
+static int CHECK_HASHES; /* check_hashes(): compare the kept hash with the position's at every entry */
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void make_hash_words(void) {
+    uint64_t x = 0x5C0A910ull;
+    for (int c = 0; c < 52; c++) {
+        for (int b = 0; b < 53; b++) ZB[c][b] = splitmix(&x);
+        ZH[c] = splitmix(&x);
+        for (int i = 0; i < MAXCOLS; i++) ZF[i][c] = splitmix(&x);
+        for (int i = 0; i <= MAXCELLS; i++) ZC[i][c] = splitmix(&x);
     }
-    uint64_t v = 0;
-    memcpy(&v, key + i, (size_t)(len - i));
-    h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 29;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
+    ZS = splitmix(&x);
+}
+
+static inline int fixed_column(const State *s, int i) { return !s->symmetry || (s->nstock && i < 3); }
+
+static inline uint64_t card_word(const State *s, int card, int below, int col) {
+    uint64_t t = ZB[card][below + 1];
+    if (below < 0 && fixed_column(s, col)) t ^= ZF[col][card];
+    return t;
+}
+
+static inline uint64_t cell_word(const State *s, int card, int cell) {
+    return s->symmetry ? ZC[0][card] : ZC[1 + cell][card];
+}
+
+static uint64_t position_hash(const State *s) {
+    uint64_t h = s->nstock ? ZS : 0;
+    for (int i = 0; i < s->ncols; i++) {
+        const signed char *col = s->cols[i];
+        int below = -1;
+        for (int r = 0; r < s->len[i]; r++) {
+            int c = col[r];
+            h ^= card_word(s, c, below, i);
+            if (r < s->down[i]) h ^= ZH[c];
+            below = c;
+        }
+    }
+    for (int i = 0; i < s->ncells; i++)
+        if (s->cells[i] != NO_CARD) h ^= cell_word(s, s->cells[i], i);
+    return h;
+}
+
+/* The hash of the position after ``move`` (before it is made), collections and forced
+ * links aside (a guess for asking for the slot early: a wrong one costs only time). */
+static uint64_t child_hash(const State *s, uint64_t h, Move move) {
+    int card = move.card, source = move.source, target = move.target;
+    if (card < 0) return h;
+    int tlen = s->len[target];
+    int top = tlen ? s->cols[target][tlen - 1] : -1;
+    h ^= card_word(s, card, top, target);
+    if (source >= CELL_BASE) return h ^ cell_word(s, card, source - CELL_BASE);
+    int row = s->row[card];
+    int below = row ? s->cols[source][row - 1] : -1;
+    h ^= card_word(s, card, below, source);
+    if (row && row == s->down[source]) h ^= ZH[below];
     return h;
 }
 
@@ -558,6 +619,10 @@ static void collect(State *s, int index, Undo *u) {
                 break;
             }
         if (!ok) break;
+        for (int i = 0; i < 13; i++) {
+            int r = len - 13 + i;
+            s->hash ^= card_word(s, col[r], r ? col[r - 1] : -1, index);
+        }
         s->len[index] = len - 13;
         for (int i = 0; i < 13; i++) s->where[suit * 13 + i] = FOUNDATION;
         s->found++;
@@ -567,6 +632,7 @@ static void collect(State *s, int index, Undo *u) {
             s->down[index]--;
             s->turned++;
             s->hidden[col[len - 1]] = 0;
+            s->hash ^= ZH[(int)col[len - 1]];
             flipped = 1;
         }
         signed char *c = u->collected[u->ncollected++];
@@ -594,6 +660,8 @@ static Undo *push(State *s, int card, int source, int target) {
     u->card = (short)card;
     u->source = (short)source;
     u->target = (short)target;
+    u->hash = s->hash;
+    if (card >= 0) s->hash = child_hash(s, s->hash, (Move){(short)card, (short)source, (short)target});
     if (card < 0) {
         int dealt = s->nstock;
         for (int index = 0; index < dealt; index++) {
@@ -606,6 +674,7 @@ static Undo *push(State *s, int card, int source, int target) {
         }
         u->glen = (unsigned char)dealt;
         s->nstock = 0;
+        s->hash = position_hash(s);
         for (int index = 0; index < dealt; index++) {
             int len = s->len[index];
             if (!(s->cols[index][len - 1] % 13) && len >= 13) collect(s, index, u);
@@ -648,6 +717,7 @@ static Undo *push(State *s, int card, int source, int target) {
 
 static void pop(State *s) {
     Undo *u = &s->path[--s->depth];
+    s->hash = u->hash;
     for (int k = u->ncollected - 1; k >= 0; k--) {
         int index = u->collected[k][0], was_flipped = u->collected[k][1], suit = u->collected[k][2];
         signed char *col = s->cols[index];
@@ -1040,7 +1110,11 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
     if (s->found < 4) {
         unsigned char key[256];
         int len = build_key(s, key);
-        uint64_t h = hash_key(key, len);
+        uint64_t h = s->hash;
+        if (CHECK_HASHES && h != position_hash(s)) {
+            s->failed = 2;
+            return -1;
+        }
         /* The key's slot is most likely not in the cache: ask for it, and list the moves
          * (the position's, whatever the table says) while it comes. */
         __builtin_prefetch(&s->slots[first_slot(s, h)]);
@@ -1156,6 +1230,10 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
             continue;
         }
         Move move = s->moves[f->start + (size_t)f->cursor++];
+        /* the child's slot is most likely not in the cache: ask for it now, before the
+         * move is made, its forced links played and its moves listed (a collection or a
+         * forced link makes the guess wrong, which costs only time) */
+        if (move.card >= 0) __builtin_prefetch(&s->slots[first_slot(s, child_hash(s, s->hash, move))]);
         int card = move.card;
         int asleep = f->covered && s->nstock && card >= 0 && move.source > 2 && move.target > 2;
         Mask child;
@@ -1230,7 +1308,10 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
     free(frames);
     return outcome;
 nomem:
-    PyErr_SetString(PyExc_MemoryError, "the solver's search ran out of memory");
+    if (s->failed == 2)
+        PyErr_SetString(PyExc_RuntimeError, "the search's kept table hash differs from its position's");
+    else
+        PyErr_SetString(PyExc_MemoryError, "the solver's search ran out of memory");
     return -1;
 }
 
@@ -1391,6 +1472,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    s->hash = position_hash(s);
     if (s->checks) dead_table(s);
     double deadline = 0;
     if (timed) {
@@ -1423,7 +1505,17 @@ done:
     return result;
 }
 
+static PyObject *py_check_hashes(PyObject *Py_UNUSED(self), PyObject *arg) {
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) return NULL;
+    CHECK_HASHES = on;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"check_hashes", py_check_hashes, METH_O,
+     "check_hashes(on): when on, every position entered compares the table hash its moves"
+     " kept with one computed afresh (a RuntimeError if they differ); for tests."},
     {"search", py_search, METH_VARARGS,
      "search(cols, down, stock, cells, found, wasp, any_time, rules, limit, seconds, timed, clock)"
      " -> (outcome, line, nodes): protocol.search's search, in C."},
@@ -1440,5 +1532,6 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__fastsearch(void) {
     make_kinds();
+    make_hash_words();
     return PyModule_Create(&module);
 }

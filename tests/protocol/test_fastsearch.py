@@ -111,6 +111,45 @@ def test_the_c_and_the_python_search_do_the_same_work_part_way_through_games(var
     assert checked >= 30
 
 
+def test_the_c_search_keeps_its_table_hash_in_step_with_the_position() -> None:
+    # The C table hashes a position as a sum of one word per fact (each card with the card
+    # it lies on, each face-down card, the bottoms of columns that keep their places, the
+    # reserve cells, the reserve still to come), kept by every move and undo instead of
+    # computed afresh. With check_hashes on, every position entered compares the two. A
+    # hash out of step would only cost revisits (the key decides equality), which the
+    # node-count comparisons above see only where a revisit follows.
+    fast = _fast()
+    rng = random.Random("kept hash")
+    boards = [
+        # the Ace of spades completes the run lying on a face-down five, which turns up
+        board_from_text(
+            "scorpion any-time 5cKSQSJSTS9S8S7S6S5S4S3S2S/AS/-/KCQCJCTC9C8C7C6C/4C3C2CAC/-/- - DH"
+        ),
+        board_from_text("wasp when-stuck 5cKSQSJSTS9S8S7S6S5S4S3S2S/AS/-/KCQCJCTC9C8C7C6C/AC/-/- 4c3c2c DH"),
+    ]
+    for variant in VARIANTS:
+        for index in range(6):
+            board = Board.new(variant, rng.randrange(32001, 10**20), ("any-time", "when-stuck")[index % 2])
+            boards.append(board.copy())
+            for _ in range(rng.randrange(10, 40)):
+                legal = board.legal_moves()
+                if not legal:
+                    break
+                board.play(rng.choice(legal))
+            boards.append(board)
+    fast.check_hashes(True)
+    try:
+        nodes = 0
+        for board in boards:
+            for rules in (ALL_RULES, frozenset(), frozenset({"symmetry"})):
+                python, c = _both(board, rules, 20_000)
+                assert c == python, (board_to_text(board), sorted(rules))
+                nodes += python[2]  # type: ignore[index]
+    finally:
+        fast.check_hashes(False)
+    assert nodes > 300_000, nodes
+
+
 def test_the_c_search_reads_the_clock_as_the_python_search_does() -> None:
     _fast()
     board = Board.new("three-blind-mice", 30998652496660269494)
