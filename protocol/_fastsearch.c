@@ -166,29 +166,37 @@ static int grow(void **buf, size_t *cap, size_t need, size_t item) {
     return 1;
 }
 
-/* The table's memory (its slots and its blocks of entries), zeroed. Its reads land all over
- * hundreds of megabytes, so with 4 kB pages nearly every one also misses the TLB; on Linux
- * the memory is mapped directly and marked for transparent huge pages (2 MB), which the
- * kernel gives where it can (where it cannot, or elsewhere, it is ordinary memory). */
-static void *table_alloc(size_t size) {
+/* The table's memory (its slots and its blocks of entries), zeroed. A long search's reads
+ * land all over hundreds of megabytes, so with 4 kB pages nearly every one also misses the
+ * TLB; on Linux, memory for a table that has grown large (``huge``: the slots from 4 MB, the
+ * entries from the second block) is mapped directly and marked for transparent huge pages
+ * (2 MB), which the kernel gives where it can. A small search keeps ordinary pages: a huge
+ * page costs its whole 2 MB to clear, and the kernel may compact memory to find one. */
+#define HUGE_SLOTS ((size_t)4 << 20) /* slot arrays from this size, and blocks after the first */
+
+static void *table_alloc(size_t size, int huge) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return NULL;
-    madvise(p, size, MADV_HUGEPAGE);
-    return p;
-#else
-    return calloc(1, size);
+    if (huge) {
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+        madvise(p, size, MADV_HUGEPAGE);
+        return p;
+    }
 #endif
+    (void)huge;
+    return calloc(1, size);
 }
 
-static void table_free(void *p, size_t size) {
-    if (!p) return;
+static void table_free(void *p, size_t size, int huge) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    munmap(p, size);
-#else
-    (void)size;
-    free(p);
+    if (huge) {
+        if (p) munmap(p, size);
+        return;
+    }
 #endif
+    (void)size;
+    (void)huge;
+    free(p);
 }
 
 static int carries_tail(State *s, int card, int source) {
@@ -388,7 +396,7 @@ static inline unsigned char *entry_at(State *s, uint64_t slot) {
 static int table_grow(State *s) {
     int bits = s->bits + 1;
     size_t cap = (size_t)1 << bits;
-    uint64_t *slots = table_alloc(cap * sizeof(uint64_t));
+    uint64_t *slots = table_alloc(cap * sizeof(uint64_t), cap * sizeof(uint64_t) >= HUGE_SLOTS);
     if (!slots) return 0;
     size_t old = (size_t)1 << s->bits;
     for (size_t i = 0; i < old; i++) {
@@ -399,7 +407,7 @@ static int table_grow(State *s) {
         while (slots[j]) j = (j + 1) & (cap - 1);
         slots[j] = slot;
     }
-    table_free(s->slots, old * sizeof(uint64_t));
+    table_free(s->slots, old * sizeof(uint64_t), old * sizeof(uint64_t) >= HUGE_SLOTS);
     s->slots = slots;
     s->bits = bits;
     return 1;
@@ -429,7 +437,7 @@ static unsigned char *table_setdefault(State *s, const unsigned char *key, int l
     *fresh = 1;
     size_t size = (1 + (size_t)len + (size_t)sleep_bytes(s, sleep) + 7) & ~(size_t)7;
     if (!s->nblocks || s->used + size > ((size_t)1 << BLOCK_SHIFT)) {
-        if (s->nblocks == BLOCKS || !(s->blocks[s->nblocks] = table_alloc((size_t)1 << BLOCK_SHIFT))) {
+        if (s->nblocks == BLOCKS || !(s->blocks[s->nblocks] = table_alloc((size_t)1 << BLOCK_SHIFT, s->nblocks > 0))) {
             s->failed = 1;
             return NULL;
         }
@@ -1189,8 +1197,9 @@ typedef struct {
 
 static void free_state(State *s) {
     free(s->path);
-    for (int i = 0; i < s->nblocks; i++) table_free(s->blocks[i], (size_t)1 << BLOCK_SHIFT);
-    if (s->slots) table_free(s->slots, ((size_t)1 << s->bits) * sizeof(uint64_t));
+    for (int i = 0; i < s->nblocks; i++) table_free(s->blocks[i], (size_t)1 << BLOCK_SHIFT, i > 0);
+    size_t slots = ((size_t)1 << s->bits) * sizeof(uint64_t);
+    table_free(s->slots, slots, slots >= HUGE_SLOTS);
     free(s->moves);
 }
 
@@ -1467,7 +1476,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     for (int i = 0; i < s->ncells; i++)
         if (s->cells[i] != NO_CARD) s->where[s->cells[i]] = CELL_BASE + i;
     s->bits = 16;
-    s->slots = table_alloc(((size_t)1 << 16) * sizeof(uint64_t));
+    s->slots = table_alloc(((size_t)1 << 16) * sizeof(uint64_t), 0);
     if (!s->slots) {
         PyErr_NoMemory();
         goto done;
