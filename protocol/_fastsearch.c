@@ -49,7 +49,7 @@ enum {
     RULE_COMMUTE = 64,
     RULE_SETTLED = 128,
     RULE_DIRECT = 256,
-    RULE_EARLY = 512, /* rules 7 and 8 before the deal under when-stuck: for finding wins only */
+    RULE_EARLY = 512, /* rules 7, 8 and 9 before the deal under when-stuck: for finding wins only */
     RULE_BOTTOMS = 1024,
 };
 
@@ -1096,7 +1096,7 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         newly_waiting(s, &s->path[s->depth - 1]);
     }
     int rule2 = s->links && (!s->nstock || !(s->any_time || (s->wasp && !s->early)));
-    int rule9 = s->bottoms && !s->nstock;
+    int rule9 = s->bottoms && (!s->nstock || (s->early && !s->any_time));
     if (rule2 || rule9) {
         Move link;
         while (s->found < 4 && first_link(s, &link, rule2, rule9)) {

@@ -25,10 +25,10 @@ ALL_RULES: Final = frozenset(
     {"symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct", "bottoms"}
 )
 EARLY: Final = "early"
-"""Not a pruning rule: rules 7 and 8 (and Wasp's rules 2 and 6 with them) before the deal
-under when-stuck too, which can lose winnable positions there. The solver uses it only to
-look for a win first (a line found is a win whatever the search left out), never for an
-unwinnable verdict."""
+"""Not a pruning rule: rules 7, 8 and 9 (and Wasp's rules 2 and 6 with them) before the
+deal under when-stuck too, where 7 and 8 can lose winnable positions and 9 is not proved.
+The solver uses it only to look for a win first (a line found is a win whatever the
+search left out), never for an unwinnable verdict."""
 
 WON: Final = 0
 LOST: Final = 1
@@ -874,7 +874,9 @@ class _Run:
             state.newly_waiting(path[-1], seeds)
         # Rule 2 before the deal: under when-stuck, outside Wasp (where it rests on rule 7).
         rule2 = self.links and (not state.stock or not (state.any_time or (state.wasp and not state.early)))
-        rule9 = state.bottoms and not state.stock
+        # Rule 9: after the deal; before it under when-stuck only in the first look for a
+        # win (``early``), where a line found is a win whatever was left out.
+        rule9 = state.bottoms and (not state.stock or (state.early and not state.any_time))
         if rule2 or rule9:
             while state.found < 4:
                 link = state.first_link(rule2, rule9)

@@ -213,7 +213,7 @@ def solve(
     state = _state(board, prune, rules)
     spent = 0
     if state.wasp and state.stock and not state.any_time and state.rules & {"settled", "direct"}:
-        # Wasp under when-stuck before the deal: first look for a win with rules 7 and 8
+        # Wasp under when-stuck before the deal: first look for a win with rules 7, 8 and 9
         # there too, for a share of the budget. They can lose winnable positions there, so
         # only a win found counts (its line is a win whatever was left out); otherwise the
         # search proper runs with the rest.
@@ -234,7 +234,7 @@ def solve(
 
 _EARLY_SHARE = 0.5
 """The share of a Wasp when-stuck search's budget spent first looking for a win with rules
-7 and 8 before the deal too (see :func:`solve`)."""
+7, 8 and 9 before the deal too (see :func:`solve`)."""
 
 
 def _solution(

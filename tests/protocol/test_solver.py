@@ -401,6 +401,16 @@ def test_rule_9_forces_the_link_of_a_face_up_card_at_row_0_after_the_deal_only()
     run = _Run(before)
     assert run.enter(False, -1, 0, False) is not None
     assert run.line() == []
+    # The first look for a win under when-stuck (EARLY) forces it before the deal too: a
+    # line it finds is a win whatever it left out. Not under the any-time rule.
+    board = board_from_text(f"wasp when-stuck {columns.format(rest='')} ad2hah CS")
+    run = _Run(_state(board, rules=ALL_RULES | {EARLY}))
+    assert run.enter(False, -1, 0, False) is not None
+    assert run.line() == [(five_h, 0, 1)]
+    board = board_from_text(f"wasp any-time {columns.format(rest='')} ad2hah CS")
+    run = _Run(_state(board, rules=ALL_RULES | {EARLY}))
+    assert run.enter(False, -1, 0, False) is not None
+    assert run.line() == []
 
 
 def _settled(board: Board, move: Move) -> bool:
