@@ -41,7 +41,7 @@ exact model of small Wasp games):
    successor is never moved into an empty column: some win never does so. (Not before
    the deal: there such a move may be what makes the position stuck, so that the reserve
    is dealt under the when-stuck rule, and it decides where the reserve lands. There
-   :func:`solve` only looks for a win with it first, for half the budget: a line
+   :func:`solve` only looks for a win with it first, for most of the budget: a line
    found is a win whatever the search left out.)
 8. *Direct links (Wasp).* After the deal, a card whose successor tops another column is
    never moved into an empty column either: some win has neither kind of move.
@@ -232,9 +232,10 @@ def solve(
     return _solution(outcome, line, spent + nodes, limits, start)
 
 
-_EARLY_SHARE = 0.5
-"""The share of a Wasp when-stuck search's budget spent first looking for a win with rules
-7, 8 and 9 before the deal too (see :func:`solve`)."""
+_EARLY_SHARE = 0.9
+"""The share of a Wasp when-stuck search's budget the first look for a win with rules 7, 8
+and 9 before the deal too may spend (see :func:`solve`). On a lost deal that look's
+smaller space is soon exhausted, and the search proper gets what it left."""
 
 
 def _solution(
