@@ -91,6 +91,7 @@ static inline int mask_above_links(const Mask *m) {
 }
 
 static const int KINGS[4] = {12, 25, 38, 51};
+static const Mask NO_SLEEP; /* the empty set */
 
 typedef struct {
     short card, source, target; /* card -1: the deal */
@@ -357,33 +358,46 @@ static uint64_t child_hash(const State *s, uint64_t h, Move move) {
 }
 
 /* An entry, from an 8-byte boundary: the key's length, the key, then the sleep set as a
- * count and that many bit numbers (one byte each, two in Wasp, whose bits go up to 52 * 5).
- * Sleep sets are mostly empty or small, so this is far shorter than the set's words; a
- * stored set is only ever replaced by one with fewer members (enter), which fits. */
+ * count and that many bit numbers (one byte each, count included; two in Wasp, whose bits
+ * go up to 52 * 5). Sleep sets are mostly empty or small, so this is far shorter than the
+ * set's words; a stored set is only ever replaced by one with fewer members (enter),
+ * which fits. */
 static inline int sleep_width(const State *s) { return s->words > 1 ? 2 : 1; }
 
-static int sleep_bytes(const State *s, const Mask *m) { return 1 + mask_count(m) * sleep_width(s); }
+static int sleep_count(const State *s, const Mask *m) {
+    int n = 0;
+    for (int w = 0; w < s->words; w++) n += popcount64(m->w[w]);
+    return n;
+}
+
+static int sleep_bytes(const State *s, const Mask *m) { return (1 + sleep_count(s, m)) * sleep_width(s); }
+
+static inline unsigned char *put_number(unsigned char *q, int wide, int v) {
+    if (wide) *q++ = (unsigned char)(v >> 8);
+    *q++ = (unsigned char)v;
+    return q;
+}
+
+static inline const unsigned char *get_number(const unsigned char *q, int wide, int *v) {
+    int x = *q++;
+    if (wide) x = x << 8 | *q++;
+    *v = x;
+    return q;
+}
 
 static void sleep_store(const State *s, unsigned char *p, const Mask *m) {
-    int n = 0, wide = s->words > 1;
-    unsigned char *q = p + 1;
+    int wide = s->words > 1;
+    unsigned char *q = put_number(p, wide, sleep_count(s, m));
     for (int w = 0; w < s->words; w++)
-        for (uint64_t bits = m->w[w]; bits; bits &= bits - 1) {
-            int b = 64 * w + __builtin_ctzll(bits);
-            if (wide) *q++ = (unsigned char)(b >> 8);
-            *q++ = (unsigned char)b;
-            n++;
-        }
-    p[0] = (unsigned char)n;
+        for (uint64_t bits = m->w[w]; bits; bits &= bits - 1) q = put_number(q, wide, 64 * w + __builtin_ctzll(bits));
 }
 
 static void sleep_load(const State *s, const unsigned char *p, Mask *m) {
     memset(m, 0, sizeof *m);
-    int n = p[0], wide = s->words > 1;
-    const unsigned char *q = p + 1;
+    int wide = s->words > 1, n, b;
+    const unsigned char *q = get_number(p, wide, &n);
     for (int i = 0; i < n; i++) {
-        int b = *q++;
-        if (wide) b = b << 8 | *q++;
+        q = get_number(q, wide, &b);
         mask_set(m, b);
     }
 }
@@ -1123,8 +1137,9 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
             s->failed = 2;
             return -1;
         }
-        /* The key's slot is most likely not in the cache: ask for it, and list the moves
-         * (the position's, whatever the table says) while it comes. */
+        /* The key's slot was asked for before the move (run_search), but forced links or a
+         * collection may have changed the hash since: ask again, and list the moves (the
+         * position's, whatever the table says) while it comes. */
         __builtin_prefetch(&s->slots[first_slot(s, h)]);
         count = gen_moves(s);
         if (s->failed) return -1;
@@ -1158,7 +1173,7 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
                 lost = s->nseeds && tangled_from(s, s->seeds, s->nseeds);
             if (lost) {
                 /* the entry just stored: nothing asleep there now */
-                s->last[0] = 0;
+                sleep_store(s, s->last, &NO_SLEEP);
                 s->nmoves = start;
                 unwind(s, base);
                 return -1;
