@@ -6,15 +6,17 @@
  * and any set of rules both searches visit the same nodes and give the same verdict and
  * line (tests/protocol/test_fastsearch.py checks this). What differs is the machinery:
  * the position lives in fixed arrays, the key is built into a buffer, the transposition
- * table is an open-addressing hash table of 8-byte slots over entries (sleep set and
- * exact key) stored in blocks that never move, and nothing is allocated per node.
+ * table is an open-addressing hash table of 8-byte slots over entries (exact key and sleep
+ * set) stored in blocks that never move, its hash is kept by the moves (so a child's slot
+ * is asked for before its move is made), and nothing is allocated per node.
  *
  * Entry point: search(cols, down, stock, cells, found, wasp, any_time, rules, limit,
  * seconds, timed, clock) -> (outcome, line, nodes), with the arguments of Search(...) and
  * of search() in protocol/search.py, the rules as a bit mask (RULE_* below), and ``timed``
  * telling whether ``seconds`` and ``clock`` apply. Every 1,024 nodes it reads the clock
  * (when timed) and lets Python run its signal handlers (an exception they raise ends the
- * search).
+ * search). check_hashes(on) turns on a check of the kept hash at every position, for
+ * tests.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -676,14 +678,16 @@ static Undo *new_undo(State *s) {
     return u;
 }
 
-static Undo *push(State *s, int card, int source, int target) {
+/* Make a move whose child hash (child_hash) the caller has; collections and the deal
+ * bring it up to date. */
+static Undo *push_hashed(State *s, int card, int source, int target, uint64_t hash) {
     Undo *u = new_undo(s);
     if (!u) return NULL;
     u->card = (short)card;
     u->source = (short)source;
     u->target = (short)target;
     u->hash = s->hash;
-    if (card >= 0) s->hash = child_hash(s, s->hash, (Move){(short)card, (short)source, (short)target});
+    s->hash = hash;
     if (card < 0) {
         int dealt = s->nstock;
         for (int index = 0; index < dealt; index++) {
@@ -735,6 +739,11 @@ static Undo *push(State *s, int card, int source, int target) {
     if (!(dst[at + glen - 1] % 13) && at + glen >= 13) collect(s, target, u);
     if (s->len[source] && !(src[s->len[source] - 1] % 13) && s->len[source] >= 13) collect(s, source, u);
     return u;
+}
+
+static Undo *push(State *s, int card, int source, int target) {
+    Move move = {(short)card, (short)source, (short)target};
+    return push_hashed(s, card, source, target, child_hash(s, s->hash, move));
 }
 
 static void pop(State *s) {
@@ -1257,7 +1266,8 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
         /* the child's slot is most likely not in the cache: ask for it now, before the
          * move is made, its forced links played and its moves listed (a collection or a
          * forced link makes the guess wrong, which costs only time) */
-        if (move.card >= 0) __builtin_prefetch(&s->slots[first_slot(s, child_hash(s, s->hash, move))]);
+        uint64_t hash = child_hash(s, s->hash, move);
+        if (move.card >= 0) __builtin_prefetch(&s->slots[first_slot(s, hash)]);
         int card = move.card;
         int asleep = f->covered && s->nstock && card >= 0 && move.source > 2 && move.target > 2;
         Mask child;
@@ -1268,7 +1278,7 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
             child = commuting(s, both, card, move.target);
             mask_set(&f->done, bit(s, card, move.target));
         }
-        if (!push(s, card, move.source, move.target)) {
+        if (!push_hashed(s, card, move.source, move.target, hash)) {
             free(frames);
             goto nomem;
         }
