@@ -1166,12 +1166,15 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
                 unwind(s, base);
                 return -1;
             }
-            if (mask_count(sleep) < mask_count(&st)) {
-                sleep_store(s, stored, sleep);
-            } else {
-                for (int w = 0; w < WORDS; w++) again.w[w] = st.w[w] & ~sleep->w[w];
-                has_again = mask_any(&again);
+            /* Rule 6's revisit: try the moves asleep then and awake now, with the moves
+             * asleep at both arrivals as this one's set, and keep that set (a subset of the
+             * stored one, so it fits in its place). */
+            for (int w = 0; w < WORDS; w++) {
+                again.w[w] = st.w[w] & ~sleep->w[w];
+                sleep->w[w] &= st.w[w];
             }
+            has_again = 1;
+            sleep_store(s, stored, sleep);
         } else if (s->checks) {
             int lost = 0;
             if (s->turned + 4 * s->nstock != seen_at && is_dead(s))

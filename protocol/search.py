@@ -901,13 +901,12 @@ class _Run:
                 if not stored & ~sleep:
                     self.unwind(base)
                     return None
-                # Explored before with a move asleep that is awake now (rule 6): with fewer
-                # moves asleep now, explore it again in full and keep this set; else try
-                # just the moves asleep then and awake now.
-                if sleep.bit_count() < stored.bit_count():
-                    seen[key] = sleep
-                else:
-                    again = stored & ~sleep
+                # Explored before with a move asleep that is awake now (rule 6): try just the
+                # moves asleep then and awake now; the moves asleep at both become this
+                # arrival's set, for its children and for the table.
+                again = stored & ~sleep
+                sleep &= stored
+                seen[key] = sleep
             else:
                 # Rule 3 runs where a card was turned up or the reserve dealt since it last ran
                 # on the path (new information; skipping it is always sound); rule 5 at every

@@ -307,6 +307,36 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
     assert all(seen.values()), seen
 
 
+@pytest.mark.parametrize("variant", ["scorpion", "wasp"])
+def test_rule_6_revisit_tries_the_awakened_moves_and_keeps_the_moves_asleep_at_both(variant: str) -> None:
+    # After the deal, a position with at least three moves and no forced link: arrive at it
+    # with {m0, m1} asleep, then with {m1, m2}, {m1}, nothing, and nothing again.
+    for number in range(1, 200):
+        board = Board.new(variant, number, "any-time")
+        board.play(DEAL)
+        run = _Run(_state(board))
+        entered = run.enter(False, -1, 0, False)
+        if entered is None or run.line() or len(entered[0]) < 3:
+            continue
+        state = run.state
+        m0, m1, m2 = (1 << state.bit(m[0], m[2]) for m in entered[0][:3])
+        run.seen.clear()
+        key = state.key()
+        moves, sleep = run.enter(False, -1, m0 | m1, False) or ([], -1)
+        assert (len(moves), sleep, run.seen[key]) == (len(entered[0]) - 2, m0 | m1, m0 | m1)
+        # Awake now: m0 alone is tried; m1, asleep at both arrivals, is the set from now on.
+        moves, sleep = run.enter(False, -1, m1 | m2, False) or ([], -1)
+        assert (moves, sleep, run.seen[key]) == ([entered[0][0]], m1, m1)
+        assert run.enter(False, -1, m1, False) is None
+        assert run.enter(False, -1, m1 | m0, False) is None
+        moves, sleep = run.enter(False, -1, 0, False) or ([], -1)
+        assert (moves, sleep, run.seen[key]) == ([entered[0][1]], 0, 0)
+        assert run.enter(False, -1, 0, False) is None
+        assert run.line() == []
+        return
+    raise AssertionError("no position with three moves and no forced link after the deal")
+
+
 def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
     # The Ace of spades completes the run the King of spades leads: after the link the
     # King is gone, and moving it into an empty column first changes nothing. The other
