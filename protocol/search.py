@@ -857,7 +857,8 @@ class _Run:
         ``asleep`` drops the deal (rule 4, the deal's sleep set): the position was reached
         from one whose deal is explored anyway, by moves that commute with the deal.
         ``sleep`` holds the moves that need not be tried here (rule 6, bits as
-        :meth:`Search.bit`); the answer carries it on, after the forced links, for the
+        :meth:`Search.bit`); the answer carries it on, after the forced links (and, at a
+        position entered before, only the moves asleep at both arrivals), for the
         children.
         ``seen_at`` is what rule 3 last ran at on the path (see ``search``); ``moved``
         tells that a move was pushed since the parent (False at the root).
