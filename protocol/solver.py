@@ -36,7 +36,7 @@ exact model of small Wasp games):
    the other order reaches the same position (sleep sets; in Wasp a move is named by its
    card and whether it is a link or a move into an empty column). The table keeps the
    moves asleep where a position was explored; reached again with some of them awake,
-   the position tries just those (or all its moves, when fewer are asleep now).
+   the position tries just those, and keeps as asleep only the moves asleep both times.
 7. *Settled cards (Wasp).* After the deal, a card (not a King) lying on its face-up
    successor is never moved into an empty column: some win never does so. (Not before
    the deal: there such a move may be what makes the position stuck, so that the reserve
