@@ -4,14 +4,15 @@
  * is and why it is sound. This file follows it function by function (same names, same
  * order of moves, same forced links, same sleep sets, same table), so that on any position
  * and any set of rules both searches visit the same nodes and give the same verdict and
- * line (tests/protocol/test_fastsearch.py checks this). What differs is the machinery:
+ * line, and keep the same number of positions in the table (tests/protocol/test_fastsearch.py
+ * checks this). What differs is the machinery:
  * the position lives in fixed arrays, the key is built into a buffer, the transposition
  * table is an open-addressing hash table of 8-byte slots over entries (exact key and sleep
  * set) stored in blocks that never move, its hash is kept by the moves (so a child's slot
  * is asked for before its move is made), and nothing is allocated per node.
  *
  * Entry point: search(cols, down, stock, cells, found, wasp, any_time, rules, limit,
- * seconds, timed, clock) -> (outcome, line, nodes), with the arguments of Search(...) and
+ * seconds, timed, clock) -> (outcome, line, nodes, positions kept in the table), with the arguments of Search(...) and
  * of search() in protocol/search.py, the rules as a bit mask (RULE_* below), and ``timed``
  * telling whether ``seconds`` and ``clock`` apply. Every 1,024 nodes it reads the clock
  * (when timed) and lets Python run its signal handlers (an exception they raise ends the
@@ -431,10 +432,9 @@ static int table_grow(State *s) {
 
 static inline size_t first_slot(State *s, uint64_t h) { return (size_t)(h >> (64 - s->bits)); }
 
-/* Find ``key`` (hash ``h``); if absent, store it with ``sleep``, set *fresh and return
- * NULL. Returns the entry's sleep set (sleep_load) when present. */
-static unsigned char *table_setdefault(State *s, const unsigned char *key, int len, uint64_t h, const Mask *sleep,
-                                       int *fresh) {
+/* Find ``key`` (hash ``h``): return the entry's sleep set (sleep_load), or NULL with
+ * *free_slot set to the slot where table_insert() may store it. */
+static unsigned char *table_find(State *s, const unsigned char *key, int len, uint64_t h, size_t *free_slot) {
     uint64_t tag = h >> 32;
     size_t mask = ((size_t)1 << s->bits) - 1;
     size_t i = first_slot(s, h);
@@ -443,19 +443,24 @@ static unsigned char *table_setdefault(State *s, const unsigned char *key, int l
         if (!slot) break;
         if ((slot >> 32) == tag) {
             unsigned char *entry = entry_at(s, slot);
-            if (entry[0] == len && !memcmp(entry + 1, key, (size_t)len)) {
-                *fresh = 0;
-                return entry + 1 + len;
-            }
+            if (entry[0] == len && !memcmp(entry + 1, key, (size_t)len)) return entry + 1 + len;
         }
         i = (i + 1) & mask;
     }
-    *fresh = 1;
+    *free_slot = i;
+    return NULL;
+}
+
+/* Store ``key`` with ``sleep`` in the free slot ``i`` table_find() gave (nothing stored
+ * since). */
+static void table_insert(State *s, const unsigned char *key, int len, uint64_t h, const Mask *sleep, size_t i) {
+    uint64_t tag = h >> 32;
+    size_t mask = ((size_t)1 << s->bits) - 1;
     size_t size = (1 + (size_t)len + (size_t)sleep_bytes(s, sleep) + 7) & ~(size_t)7;
     if (!s->nblocks || s->used + size > ((size_t)1 << BLOCK_SHIFT)) {
         if (s->nblocks == BLOCKS || !(s->blocks[s->nblocks] = table_alloc((size_t)1 << BLOCK_SHIFT, s->nblocks > 0))) {
             s->failed = 1;
-            return NULL;
+            return;
         }
         s->nblocks++;
         s->used = 0;
@@ -470,7 +475,6 @@ static unsigned char *table_setdefault(State *s, const unsigned char *key, int l
     s->entries++;
     s->slots[i] = (tag << 32) | (unit + 1);
     if (s->entries * 2 > mask + 1 && (s->bits >= 32 || !table_grow(s))) s->failed = 1;
-    return NULL;
 }
 
 /* -- move generation -------------------------------------------------------------------- */
@@ -1152,10 +1156,25 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         __builtin_prefetch(&s->slots[first_slot(s, h)]);
         count = gen_moves(s);
         if (s->failed) return -1;
-        int fresh;
-        unsigned char *stored = table_setdefault(s, key, len, h, sleep, &fresh);
-        if (s->failed) return -1;
-        if (!fresh) {
+        size_t free_slot = 0;
+        unsigned char *stored = table_find(s, key, len, h, &free_slot);
+        if (!stored && mask_any(sleep)) {
+            /* A new position whose every move is asleep (the deal never is) tries nothing
+             * and is not stored: a later arrival finds no entry and tries the moves awake
+             * then, which are those it would try at an entry holding this set (the table's
+             * sets, docs/solver.md). */
+            int awake = 0;
+            for (size_t i = start; i < start + (size_t)count && !awake; i++) {
+                Move m = s->moves[i];
+                awake = m.card < 0 || !mask_test(sleep, s->wasp ? bit(s, m.card, m.target) : m.card);
+            }
+            if (!awake) {
+                s->nmoves = start;
+                unwind(s, base);
+                return -1;
+            }
+        }
+        if (stored) {
             Mask st;
             sleep_load(s, stored, &st);
             int wake = 0;
@@ -1175,7 +1194,11 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
             }
             has_again = 1;
             sleep_store(s, stored, sleep);
-        } else if (s->checks) {
+        } else {
+            table_insert(s, key, len, h, sleep, free_slot);
+            if (s->failed) return -1;
+        }
+        if (!stored && s->checks) {
             int lost = 0;
             if (s->turned + 4 * s->nstock != seen_at && is_dead(s))
                 lost = 1;
@@ -1535,7 +1558,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
             Py_DECREF(move);
         }
     }
-    result = Py_BuildValue("(iNL)", outcome, line, s->nodes);
+    result = Py_BuildValue("(iNLn)", outcome, line, s->nodes, (Py_ssize_t)s->entries);
 done:
     free_state(s);
     free(s);

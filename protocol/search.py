@@ -893,12 +893,22 @@ class _Run:
                     state.newly_waiting(undo, seeds)
                 if undo[5] is not None:
                     sleep = 0  # it collected a run: rule 6 starts afresh
+        moves: list[tuple[int, int, int]] | None = None
         if state.found < 4:
             key = state.key()
             seen = self.seen
-            size = len(seen)
-            stored = seen.setdefault(key, sleep)  # one lookup: a new key is stored at once
-            if len(seen) == size:
+            stored = seen.get(key)
+            if stored is None and sleep:
+                # A new position whose every move is asleep (the deal never is) tries nothing
+                # and is not stored: a later arrival finds no entry and tries the moves awake
+                # then, which are those it would try at an entry holding this set (the
+                # table's sets, docs/solver.md).
+                moves = state.moves()
+                wasp = state.wasp
+                if all(m[0] >= 0 and sleep >> (state.bit(m[0], m[2]) if wasp else m[0]) & 1 for m in moves):
+                    self.unwind(base)
+                    return None
+            if stored is not None:
                 if not stored & ~sleep:
                     self.unwind(base)
                     return None
@@ -909,6 +919,7 @@ class _Run:
                 sleep &= stored
                 seen[key] = sleep
             else:
+                seen[key] = sleep
                 # Rule 3 runs where a card was turned up or the reserve dealt since it last ran
                 # on the path (new information; skipping it is always sound); rule 5 at every
                 # new position, from the cards the moves since the parent concern.
@@ -919,7 +930,8 @@ class _Run:
                     seen[key] = 0
                     self.unwind(base)
                     return None
-        moves = state.moves()
+        if moves is None:
+            moves = state.moves()
         if asleep and moves and moves[-1][0] < 0:
             moves.pop()
         if not state.wasp:
@@ -941,13 +953,13 @@ class _Run:
 
 def search(
     state: Search, limit: int, seconds: float | None, clock: Callable[[], float] | None
-) -> tuple[int, list[tuple[int, int, int]], int]:
+) -> tuple[int, list[tuple[int, int, int]], int, int]:
     """Run the depth-first search from ``state``'s position.
 
     Stops after ``limit`` nodes, or once ``seconds`` have passed on ``clock`` (read every
     1,024 nodes; never without a clock). Returns ``WON``, ``LOST`` or ``UNDECIDED``, the
     winning line when won (moves as ``(card, source, target)``, the deal as
-    ``(-1, -1, -1)``), and the nodes used.
+    ``(-1, -1, -1)``), the nodes used, and the positions the table holds at the end.
     """
     deadline = clock() + seconds if clock is not None and seconds is not None else None
     # Rule 6 in Wasp rests on rule 7 (its search is acyclic, and its moves are named by card
@@ -957,12 +969,12 @@ def search(
     run = _Run(state)
     path = run.path
     if state.found == 4:
-        return WON, [], 0
+        return WON, [], 0, 0
     entered = run.enter(False, -1, 0, False)
     if state.found == 4:
-        return WON, run.line(), run.nodes
+        return WON, run.line(), run.nodes, len(run.seen)
     if not entered or not entered[0]:
-        return LOST, [], run.nodes
+        return LOST, [], run.nodes, len(run.seen)
     sleeps = "sleep" in state.rules and state.any_time
     # A frame: a position's moves, the path length there, whether its deal is covered, what
     # rule 3 was last checked at (cards turned up, reserve left), and the moves
@@ -996,17 +1008,17 @@ def search(
         run.nodes += 1
         nodes = run.nodes
         if nodes > limit:
-            return UNDECIDED, [], nodes
+            return UNDECIDED, [], nodes, len(run.seen)
         if deadline is not None and not nodes & 1023 and clock is not None and clock() > deadline:
-            return UNDECIDED, [], nodes
+            return UNDECIDED, [], nodes, len(run.seen)
         if state.found == 4:
-            return WON, run.line(), nodes
+            return WON, run.line(), nodes, len(run.seen)
         entered = run.enter(asleep, checked, child, True)
         if state.found == 4:
-            return WON, run.line(), run.nodes
+            return WON, run.line(), run.nodes, len(run.seen)
         if entered and entered[0]:
             mark = state.turned + 4 * len(state.stock)
             frames.append((entered[0], len(path), sleeps and bool(state.stock), mark, entered[1]))
             cursor.append(0)
             done.append(0)
-    return LOST, [], run.nodes
+    return LOST, [], run.nodes, len(run.seen)

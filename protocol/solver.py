@@ -155,10 +155,11 @@ def _state(board: Board, prune: bool = True, rules: frozenset[str] | None = None
 
 def run_search(
     state: Search, limit: int, seconds: float | None = None, clock: Callable[[], float] | None = None
-) -> tuple[int, list[tuple[int, int, int]], int]:
+) -> tuple[int, list[tuple[int, int, int]], int, int]:
     """Run :func:`protocol.search.search` on ``state``'s position: in C where it was built.
 
-    Both give the same outcome, line and node count (``tests/protocol/test_fastsearch.py``).
+    Both give the same outcome, line, node count and number of positions kept in the table
+    (``tests/protocol/test_fastsearch.py``).
     """
     if _fastsearch is None:
         return search(state, limit, seconds, clock)
@@ -220,7 +221,7 @@ def solve(
         quick = _state(board, prune, state.rules | {EARLY})
         nodes = max(1, int(limits.nodes * _EARLY_SHARE))
         share = limits.seconds * _EARLY_SHARE if limits.seconds is not None else None
-        outcome, line, spent = run_search(quick, nodes, share, limits.clock)
+        outcome, line, spent, _ = run_search(quick, nodes, share, limits.clock)
         if outcome == WON:
             return _solution(outcome, line, spent, limits, start)
     left = None
@@ -228,7 +229,7 @@ def solve(
         left = limits.seconds - (limits.clock() - start)
     if left is not None and left <= 0:
         return _solution(UNDECIDED, [], spent, limits, start)
-    outcome, line, nodes = run_search(state, max(1, limits.nodes - spent), left, limits.clock)
+    outcome, line, nodes, _ = run_search(state, max(1, limits.nodes - spent), left, limits.clock)
     return _solution(outcome, line, spent + nodes, limits, start)
 
 

@@ -337,6 +337,37 @@ def test_rule_6_revisit_tries_the_awakened_moves_and_keeps_the_moves_asleep_at_b
     raise AssertionError("no position with three moves and no forced link after the deal")
 
 
+@pytest.mark.parametrize("variant", ["scorpion", "wasp"])
+def test_a_new_position_with_every_move_asleep_is_not_stored(variant: str) -> None:
+    # After the deal, a position with at least two moves and no forced link: an arrival
+    # with every move asleep tries nothing and leaves no entry; the next arrival, with the
+    # first move awake, is then a first arrival: it tries that move and stores its own set.
+    for number in range(1, 200):
+        board = Board.new(variant, number, "any-time")
+        board.play(DEAL)
+        run = _Run(_state(board))
+        entered = run.enter(False, -1, 0, False)
+        if entered is None or run.line() or len(entered[0]) < 2:
+            continue
+        state = run.state
+        bits = [1 << state.bit(m[0], m[2]) for m in entered[0]]
+        every = sum(bits) | 1 << 200  # and a move that is not there
+        run.seen.clear()
+        key = state.key()
+        assert run.enter(False, -1, every, False) is None
+        assert key not in run.seen
+        moves, sleep = run.enter(False, -1, every & ~bits[0], False) or ([], -1)
+        assert (moves, sleep, run.seen[key]) == ([entered[0][0]], every & ~bits[0], every & ~bits[0])
+        # Stored now: an arrival with every move asleep stops, and one with more awake than
+        # the stored set tries just those (rule 6's revisit).
+        assert run.enter(False, -1, every, False) is None
+        moves, sleep = run.enter(False, -1, every & ~bits[0] & ~bits[1], False) or ([], -1)
+        assert (moves, sleep) == ([entered[0][1]], every & ~bits[0] & ~bits[1])
+        assert run.line() == []
+        return
+    raise AssertionError("no position with two moves and no forced link after the deal")
+
+
 def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
     # The Ace of spades completes the run the King of spades leads: after the link the
     # King is gone, and moving it into an empty column first changes nothing. The other
