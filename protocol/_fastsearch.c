@@ -1128,7 +1128,7 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         Move link;
         while (s->found < 4 && first_link(s, &link, rule2, rule9)) {
             if (mask_any(sleep)) {
-                if (s->wasp)
+                if (s->wasp && !s->early) /* Wasp: afresh, but not in the first look for a win */
                     memset(sleep, 0, sizeof *sleep);
                 else
                     *sleep = commuting(s, *sleep, link.card, link.target);

@@ -884,8 +884,10 @@ class _Run:
                 if link is None:
                     break
                 if sleep:
-                    # Wasp's rules 2 and 9 are not proved by swaps: its sleep set starts afresh.
-                    sleep = 0 if state.wasp else state.commuting(sleep, link[0], link[2])
+                    # Wasp's rules 2 and 9 are not proved by swaps: its sleep set starts afresh
+                    # (but in the first look for a win, where only a win found counts, it
+                    # keeps the moves that commute with the link, as outside Wasp).
+                    sleep = 0 if state.wasp and not state.early else state.commuting(sleep, link[0], link[2])
                 undo = state.push(link[0], link[1], link[2])
                 path.append(undo)
                 self.nodes += 1
