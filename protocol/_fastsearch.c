@@ -54,6 +54,7 @@ enum {
     RULE_DIRECT = 256,
     RULE_EARLY = 512, /* rules 7, 8 and 9 before the deal under when-stuck: for finding wins only */
     RULE_BOTTOMS = 1024,
+    RULE_NATURAL = 2048, /* with RULE_EARLY: links onto a natural run forced too, for finding wins only */
 };
 
 typedef struct {
@@ -122,7 +123,7 @@ typedef struct {
     int ncells;
     int found, turned;
     int wasp, any_time;
-    int symmetry, tails, settled, direct, early, kings, links, checks, bottoms;
+    int symmetry, tails, settled, direct, early, natural, kings, links, checks, bottoms;
     int where[52], row[52];
     unsigned char hidden[52];
     /* rule 5's cycle search */
@@ -501,6 +502,13 @@ static int first_link(State *s, Move *out, int rule2, int rule9) {
             continue;
         } else if (s->tails && carries_tail(s, card, source)) {
             goto found;
+        }
+        if (s->natural) {
+            /* Not a pruning rule (the first look for a win): the column's face-up cards,
+             * two or more, read down by one in a suit (Search.first_link). */
+            int first = s->down[target], row = len - 1;
+            while (row > first && col[row] % 13 != 12 && col[row - 1] == col[row] + 1) row--;
+            if (row == first && len - first >= 2) goto found;
         }
         {
             int head = col[0];
@@ -1506,6 +1514,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     s->settled = (rules & RULE_SETTLED) != 0;
     s->direct = (rules & RULE_DIRECT) != 0;
     s->early = (rules & RULE_EARLY) != 0;
+    s->natural = s->early && (rules & RULE_NATURAL) != 0;
     s->bottoms = wasp && (rules & RULE_BOTTOMS) != 0;
     s->kings = (rules & RULE_KINGS) != 0;
     s->links = (rules & RULE_LINKS) != 0;

@@ -29,6 +29,11 @@ EARLY: Final = "early"
 deal under when-stuck too, where 7 and 8 can lose winnable positions and 9 is not proved.
 The solver uses it only to look for a win first (a line found is a win whatever the
 search left out), never for an unwinnable verdict."""
+NATURAL: Final = "natural"
+"""Not a pruning rule either, and only with ``EARLY``: rule 2 also forces a link onto a
+column whose face-up cards, two or more, read down by one in a suit (a *natural run*),
+whatever lies under them. Not sound (a card below the run may need a card the link moves);
+the solver's first look for a win tries it before the look with ``EARLY`` alone."""
 
 WON: Final = 0
 LOST: Final = 1
@@ -87,6 +92,7 @@ class Search:
         self.settled = "settled" in rules
         self.direct = "direct" in rules
         self.early = EARLY in rules
+        self.natural = self.early and NATURAL in rules
         self.kings = "kings" in rules
         self.bottoms = wasp and "bottoms" in rules
         self.where = [FOUNDATION] * 52
@@ -196,7 +202,8 @@ class Search:
         Queen, ... of one suit from its bottom: nothing in it ever moves again), or when the
         card it moves carries exactly the rest of its suit down to the Ace (a complete
         tail: none of those cards ever moves again, and nothing can join them). Rule 9
-        (Wasp, after the deal) forces the link of a face-up card at row 0.
+        (Wasp, after the deal) forces the link of a face-up card at row 0. With ``NATURAL``
+        (the first look for a win only) rule 2 also forces a link onto a natural run.
         """
         cols = self.cols
         where = self.where
@@ -226,6 +233,13 @@ class Search:
                 continue
             elif tails and self.carries_tail(card, source):
                 return (card, source, target)  # an Ace from a reserve cell
+            if self.natural:
+                first = down[target]
+                row = len(col) - 1
+                while row > first and col[row] % 13 != 12 and col[row - 1] == col[row] + 1:
+                    row -= 1
+                if row == first and len(col) - first >= 2:
+                    return (card, source, target)
             head = col[0]
             # Rooted: a face-up King at row 0 with its suit in order up to the top (checked
             # in place, without slicing a list at every arrival).

@@ -70,7 +70,7 @@ from enum import StrEnum
 from .game.board import Board
 from .game.move import DEAL, Move
 from .game.variant import ReserveRule, Variant, get_variant
-from .search import ALL_RULES, EARLY, LOST, UNDECIDED, WON, Search, search
+from .search import ALL_RULES, EARLY, LOST, NATURAL, UNDECIDED, WON, Search, search
 
 try:
     from . import _fastsearch
@@ -82,7 +82,18 @@ NATIVE = _fastsearch is not None
 about a tenth of the time they cost ``protocol.search`` compiled with mypyc."""
 
 _RULE_ORDER = (
-    "symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct", EARLY, "bottoms"
+    "symmetry",
+    "links",
+    "tails",
+    "dead",
+    "kings",
+    "sleep",
+    "commute",
+    "settled",
+    "direct",
+    EARLY,
+    "bottoms",
+    NATURAL,
 )
 _RULE_BITS = {name: 1 << index for index, name in enumerate(_RULE_ORDER)}
 """The rule names as ``_fastsearch`` takes them (its ``RULE_*`` bits)."""
@@ -103,6 +114,7 @@ __all__ = [
     "wilson_interval",
     "winning_move",
 ]
+
 
 class Verdict(StrEnum):
     """What the solver could establish about a position."""
@@ -217,13 +229,22 @@ def solve(
         # Wasp under when-stuck before the deal: first look for a win with rules 7, 8 and 9
         # there too, for a share of the budget. They can lose winnable positions there, so
         # only a win found counts (its line is a win whatever was left out); otherwise the
-        # search proper runs with the rest.
-        quick = _state(board, prune, state.rules | {EARLY})
-        nodes = max(1, int(limits.nodes * _EARLY_SHARE))
-        share = limits.seconds * _EARLY_SHARE if limits.seconds is not None else None
-        outcome, line, spent, _ = run_search(quick, nodes, share, limits.clock)
-        if outcome == WON:
-            return _solution(outcome, line, spent, limits, start)
+        # search proper runs with the rest. The look first forces links onto natural runs
+        # too (NATURAL), and if that smaller space is exhausted without a win, looks again
+        # without them, with the same share of what is left.
+        for extra in ({EARLY, NATURAL}, {EARLY}):
+            quick = _state(board, prune, state.rules | extra)
+            nodes = max(1, int((limits.nodes - spent) * _EARLY_SHARE))
+            share = None
+            if limits.seconds is not None:
+                used = limits.clock() - start if limits.clock is not None and start is not None else 0.0
+                share = (limits.seconds - used) * _EARLY_SHARE
+            outcome, line, used_nodes, _ = run_search(quick, nodes, share, limits.clock)
+            spent += used_nodes
+            if outcome == WON:
+                return _solution(outcome, line, spent, limits, start)
+            if outcome == UNDECIDED:
+                break
     left = None
     if limits.seconds is not None and limits.clock is not None and start is not None:
         left = limits.seconds - (limits.clock() - start)
@@ -235,8 +256,9 @@ def solve(
 
 _EARLY_SHARE = 0.9
 """The share of a Wasp when-stuck search's budget the first look for a win with rules 7, 8
-and 9 before the deal too may spend (see :func:`solve`). On a lost deal that look's
-smaller space is soon exhausted, and the search proper gets what it left."""
+and 9 before the deal too may spend (see :func:`solve`), and then of what is left the
+second look, if the first exhausted its space. On a lost deal both looks' smaller spaces
+are soon exhausted, and the search proper gets what they left."""
 
 
 def _solution(

@@ -21,7 +21,7 @@ import pytest
 
 from protocol import solver
 from protocol.game import Board, board_from_text, board_to_text
-from protocol.search import ALL_RULES, EARLY, UNDECIDED, search
+from protocol.search import ALL_RULES, EARLY, NATURAL, UNDECIDED, search
 from protocol.solver import _state, run_search
 
 VARIANTS = ("scorpion", "scorpion-ii", "wasp", "three-blind-mice")
@@ -51,6 +51,7 @@ def _both(board: Board, rules: frozenset[str], nodes: int) -> tuple[object, obje
 def _rule_sets(rng: random.Random) -> Iterator[frozenset[str]]:
     yield ALL_RULES
     yield ALL_RULES | {EARLY}  # the solver's first look for a win in Wasp under when-stuck
+    yield ALL_RULES | {EARLY, NATURAL}  # the same with links onto natural runs forced too
     yield frozenset()
     for _ in range(2):
         yield frozenset(name for name in sorted(ALL_RULES) if rng.random() < 0.5)

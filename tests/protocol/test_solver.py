@@ -22,7 +22,7 @@ from protocol.game import (
     card_text,
     move_from_json,
 )
-from protocol.search import ALL_RULES, EARLY, UNDECIDED, _Run
+from protocol.search import ALL_RULES, EARLY, LOST, NATURAL, UNDECIDED, WON, _Run
 from protocol.solver import (
     Budget,
     Verdict,
@@ -556,6 +556,39 @@ def test_wasp_under_when_stuck_looks_for_a_win_with_rules_7_and_8_before_the_dea
     assert first[0] == 1 and first[2] == 0  # "lost" at once: no move, and no deal
     solution = solve(stuck, 100_000)
     assert solution.verdict is Verdict.UNWINNABLE and solution.nodes > 0
+
+
+def test_wasp_first_look_forces_links_onto_natural_runs_then_looks_again_without() -> None:
+    # NATURAL (with EARLY only; not a pruning rule) makes rule 2 force a link onto a column
+    # whose face-up cards, two or more, read down by one in a suit, whatever lies under
+    # them: here 7H onto 8H, which lies on 9H over a face-down card (not rooted, and 7H
+    # carries no complete tail), so nothing is forced without it.
+    columns = "kd9H8H/3D7H/QH6H5H4H3H/QDJDTH/JH2D/KH4D5D/6D7D8D9DTD"
+    board = board_from_text(f"wasp when-stuck {columns} ad2hah CS")
+    seven_h = card_from_text("7H")
+    assert _state(board, rules=ALL_RULES | {EARLY}).first_link(True, True) is None
+    assert _state(board, rules=ALL_RULES | {EARLY, NATURAL}).first_link(True, True) == (seven_h, 1, 0)
+    assert _state(board, rules=ALL_RULES | {NATURAL}).first_link(True, True) is None  # EARLY's only
+    # One face-up card is no natural run (9H face down here).
+    single = board_from_text(f"wasp when-stuck {columns.replace('9H', '9h')} ad2hah CS")
+    assert _state(single, rules=ALL_RULES | {EARLY, NATURAL}).first_link(True, True) is None
+    with pytest.raises(ValueError, match="unknown pruning rules: natural"):
+        solve(board, 100, rules=ALL_RULES | {NATURAL})
+    # A deal the look with natural links wins at once and the look without does not within
+    # 100,000 nodes; and one whose natural-link space holds no win (exhausted in a few
+    # thousand nodes), where the second look, without them, wins.
+    cases = ((58808503799094564647, WON, 100_000), (16936235641312161942, LOST, 5_000_000))
+    both = {EARLY, NATURAL}
+    for number, natural, nodes in cases:
+        board = Board.new("wasp", number, "when-stuck")
+        looks = [run_search(_state(board, rules=ALL_RULES | more), nodes)[0] for more in (both, {EARLY})]
+        assert looks == [natural, UNDECIDED if natural == WON else WON], (number, looks)
+        solution = solve(board, nodes)
+        assert solution.verdict is Verdict.WINNABLE, number
+        replay = board.copy()
+        for move in solution.moves:
+            replay.play(move)
+        assert replay.is_won()
 
 
 def test_rule_7_waits_for_the_deal_under_when_stuck_too() -> None:
