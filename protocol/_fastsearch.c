@@ -4,20 +4,20 @@
  * is and why it is sound. This file follows it function by function (same names, same
  * order of moves, same forced links, same sleep sets, same table), so that on any position
  * and any set of rules both searches visit the same nodes and give the same verdict and
- * line, and keep the same number of positions in the table (tests/protocol/test_fastsearch.py
- * checks this). What differs is the machinery:
- * the position lives in fixed arrays, the key is built into a buffer, the transposition
+ * line, and keep the same number of positions in the table
+ * (tests/protocol/test_fastsearch.py checks this). What differs is the machinery: the
+ * position lives in fixed arrays, the key is built into a buffer, the transposition
  * table is an open-addressing hash table of 8-byte slots over entries (exact key and sleep
  * set) stored in blocks that never move, its hash is kept by the moves (so a child's slot
  * is asked for before its move is made), and nothing is allocated per node.
  *
  * Entry point: search(cols, down, stock, cells, found, wasp, any_time, rules, limit,
- * seconds, timed, clock) -> (outcome, line, nodes, positions kept in the table), with the arguments of Search(...) and
- * of search() in protocol/search.py, the rules as a bit mask (RULE_* below), and ``timed``
- * telling whether ``seconds`` and ``clock`` apply. Every 1,024 nodes it reads the clock
- * (when timed) and lets Python run its signal handlers (an exception they raise ends the
- * search). check_hashes(on) turns on a check of the kept hash at every position, for
- * tests.
+ * seconds, timed, clock) -> (outcome, line, nodes, positions kept in the table), with the
+ * arguments of Search(...) and of search() in protocol/search.py, the rules as a bit mask
+ * (RULE_* below), and ``timed`` telling whether ``seconds`` and ``clock`` apply. Every
+ * 1,024 nodes it reads the clock (when timed) and lets Python run its signal handlers (an
+ * exception they raise ends the search). check_hashes(on) turns on a check of the kept
+ * hash at every position, for tests.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
