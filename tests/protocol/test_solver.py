@@ -307,65 +307,60 @@ def test_the_moves_rule_6_keeps_asleep_are_exactly_those_that_commute() -> None:
     assert all(seen.values()), seen
 
 
-@pytest.mark.parametrize("variant", ["scorpion", "wasp"])
-def test_rule_6_revisit_tries_the_awakened_moves_and_keeps_the_moves_asleep_at_both(variant: str) -> None:
-    # After the deal, a position with at least three moves and no forced link: arrive at it
-    # with {m0, m1} asleep, then with {m1, m2}, {m1}, nothing, and nothing again.
+def _entered_after_the_deal(variant: str, moves: int) -> tuple[_Run, list[tuple[int, int, int]]]:
+    """A search run at a position after the deal with at least ``moves`` moves and no forced
+    link (entered once, then its table cleared), and those moves."""
     for number in range(1, 200):
         board = Board.new(variant, number, "any-time")
         board.play(DEAL)
         run = _Run(_state(board))
         entered = run.enter(False, -1, 0, False)
-        if entered is None or run.line() or len(entered[0]) < 3:
-            continue
-        state = run.state
-        m0, m1, m2 = (1 << state.bit(m[0], m[2]) for m in entered[0][:3])
-        run.seen.clear()
-        key = state.key()
-        moves, sleep = run.enter(False, -1, m0 | m1, False) or ([], -1)
-        assert (len(moves), sleep, run.seen[key]) == (len(entered[0]) - 2, m0 | m1, m0 | m1)
-        # Awake now: m0 alone is tried; m1, asleep at both arrivals, is the set from now on.
-        moves, sleep = run.enter(False, -1, m1 | m2, False) or ([], -1)
-        assert (moves, sleep, run.seen[key]) == ([entered[0][0]], m1, m1)
-        assert run.enter(False, -1, m1, False) is None
-        assert run.enter(False, -1, m1 | m0, False) is None
-        moves, sleep = run.enter(False, -1, 0, False) or ([], -1)
-        assert (moves, sleep, run.seen[key]) == ([entered[0][1]], 0, 0)
-        assert run.enter(False, -1, 0, False) is None
-        assert run.line() == []
-        return
-    raise AssertionError("no position with three moves and no forced link after the deal")
+        if entered is not None and not run.line() and len(entered[0]) >= moves:
+            run.seen.clear()
+            return run, entered[0]
+    raise AssertionError(f"no position with {moves} moves and no forced link after the deal")
+
+
+@pytest.mark.parametrize("variant", ["scorpion", "wasp"])
+def test_rule_6_revisit_tries_the_awakened_moves_and_keeps_the_moves_asleep_at_both(variant: str) -> None:
+    # Arrive with {m0, m1} asleep, then with {m1, m2}, {m1}, nothing, and nothing again.
+    run, legal = _entered_after_the_deal(variant, 3)
+    state = run.state
+    m0, m1, m2 = (1 << state.bit(m[0], m[2]) for m in legal[:3])
+    key = state.key()
+    moves, sleep = run.enter(False, -1, m0 | m1, False) or ([], -1)
+    assert (len(moves), sleep, run.seen[key]) == (len(legal) - 2, m0 | m1, m0 | m1)
+    # Awake now: m0 alone is tried; m1, asleep at both arrivals, is the set from now on.
+    moves, sleep = run.enter(False, -1, m1 | m2, False) or ([], -1)
+    assert (moves, sleep, run.seen[key]) == ([legal[0]], m1, m1)
+    assert run.enter(False, -1, m1, False) is None
+    assert run.enter(False, -1, m1 | m0, False) is None
+    moves, sleep = run.enter(False, -1, 0, False) or ([], -1)
+    assert (moves, sleep, run.seen[key]) == ([legal[1]], 0, 0)
+    assert run.enter(False, -1, 0, False) is None
+    assert run.line() == []
 
 
 @pytest.mark.parametrize("variant", ["scorpion", "wasp"])
 def test_a_new_position_with_every_move_asleep_is_not_stored(variant: str) -> None:
-    # After the deal, a position with at least two moves and no forced link: an arrival
-    # with every move asleep tries nothing and leaves no entry; the next arrival, with the
-    # first move awake, is then a first arrival: it tries that move and stores its own set.
-    for number in range(1, 200):
-        board = Board.new(variant, number, "any-time")
-        board.play(DEAL)
-        run = _Run(_state(board))
-        entered = run.enter(False, -1, 0, False)
-        if entered is None or run.line() or len(entered[0]) < 2:
-            continue
-        state = run.state
-        bits = [1 << state.bit(m[0], m[2]) for m in entered[0]]
-        every = sum(bits) | 1 << 200  # and a move that is not there
-        run.seen.clear()
-        key = state.key()
-        assert run.enter(False, -1, every, False) is None
-        assert key not in run.seen
-        moves, sleep = run.enter(False, -1, every & ~bits[0], False) or ([], -1)
-        assert (moves, sleep, run.seen[key]) == ([entered[0][0]], every & ~bits[0], every & ~bits[0])
-        # Stored now: an arrival with every move asleep stops, and one with more awake than
-        # the stored set tries just those (rule 6's revisit).
-        assert run.enter(False, -1, every, False) is None
-        moves, sleep = run.enter(False, -1, every & ~bits[0] & ~bits[1], False) or ([], -1)
-        assert (moves, sleep) == ([entered[0][1]], every & ~bits[0] & ~bits[1])
-        assert run.line() == []
-        return
-    raise AssertionError("no position with two moves and no forced link after the deal")
+    # An arrival with every move asleep tries nothing and leaves no entry; the next
+    # arrival, with the first move awake, is then a first arrival: it tries that move and
+    # stores its own set.
+    run, legal = _entered_after_the_deal(variant, 2)
+    state = run.state
+    bits = [1 << state.bit(m[0], m[2]) for m in legal]
+    every = sum(bits) | 1 << 200  # and a move that is not there
+    key = state.key()
+    assert run.enter(False, -1, every, False) is None
+    assert key not in run.seen
+    moves, sleep = run.enter(False, -1, every & ~bits[0], False) or ([], -1)
+    assert (moves, sleep, run.seen[key]) == ([legal[0]], every & ~bits[0], every & ~bits[0])
+    # Stored now: an arrival with every move asleep stops, and one with more awake than
+    # the stored set tries just those (rule 6's revisit).
+    assert run.enter(False, -1, every, False) is None
+    moves, sleep = run.enter(False, -1, every & ~bits[0] & ~bits[1], False) or ([], -1)
+    assert (moves, sleep) == ([legal[1]], every & ~bits[0] & ~bits[1])
+    assert run.line() == []
 
 
 def test_rule_6_keeps_a_king_asleep_when_a_link_collects_its_run() -> None:
