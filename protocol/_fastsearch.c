@@ -54,7 +54,7 @@ enum {
     RULE_DIRECT = 256,
     RULE_EARLY = 512, /* rules 7, 8 and 9 before the deal under when-stuck: for finding wins only */
     RULE_BOTTOMS = 1024,
-    RULE_NATURAL = 2048, /* with RULE_EARLY: links onto a natural run forced too, for finding wins only */
+    RULE_NATURAL = 2048, /* with RULE_EARLY: links onto a run of three forced too, for finding wins only */
 };
 
 typedef struct {
@@ -504,11 +504,11 @@ static int first_link(State *s, Move *out, int rule2, int rule9) {
             goto found;
         }
         if (s->natural) {
-            /* Not a pruning rule (the first look for a win): the column's face-up cards,
-             * two or more, read down by one in a suit (Search.first_link). */
+            /* Not a pruning rule (the first look for a win): the column's top three cards or
+             * more, face up, read down by one in a suit (Search.first_link). */
             int first = s->down[target], row = len - 1;
             while (row > first && col[row] % 13 != 12 && col[row - 1] == col[row] + 1) row--;
-            if (row == first && len - first >= 2) goto found;
+            if (len - row >= 3) goto found;
         }
         {
             int head = col[0];

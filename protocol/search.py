@@ -31,9 +31,9 @@ The solver uses it only to look for a win first (a line found is a win whatever 
 search left out), never for an unwinnable verdict."""
 NATURAL: Final = "natural"
 """Not a pruning rule either, and only with ``EARLY``: rule 2 also forces a link onto a
-column whose face-up cards, two or more, read down by one in a suit (a *natural run*),
-whatever lies under them. Not sound (a card below the run may need a card the link moves);
-the solver's first look for a win tries it before the look with ``EARLY`` alone."""
+column whose top three cards or more, face up, read down by one in a suit (a *natural
+run*), whatever lies under them. Not sound (a card below the run may need a card the link
+moves); the solver's first look for a win tries it before the look with ``EARLY`` alone."""
 
 WON: Final = 0
 LOST: Final = 1
@@ -238,7 +238,7 @@ class Search:
                 row = len(col) - 1
                 while row > first and col[row] % 13 != 12 and col[row - 1] == col[row] + 1:
                     row -= 1
-                if row == first and len(col) - first >= 2:
+                if len(col) - row >= 3:
                     return (card, source, target)
             head = col[0]
             # Rooted: a face-up King at row 0 with its suit in order up to the top (checked

@@ -555,24 +555,24 @@ def test_wasp_under_when_stuck_looks_for_a_win_with_rules_7_and_8_before_the_dea
 
 def test_wasp_first_look_forces_links_onto_natural_runs_then_looks_again_without() -> None:
     # NATURAL (with EARLY only; not a pruning rule) makes rule 2 force a link onto a column
-    # whose face-up cards, two or more, read down by one in a suit, whatever lies under
-    # them: here 7H onto 8H, which lies on 9H over a face-down card (not rooted, and 7H
+    # whose top three cards or more, face up, read down by one in a suit, whatever lies
+    # under them: here 7H onto 8H, on 9H on TH over a face-down card (not rooted, and 7H
     # carries no complete tail), so nothing is forced without it.
-    columns = "kd9H8H/3D7H/QH6H5H4H3H/QDJDTH/JH2D/KH4D5D/6D7D8D9DTD"
+    columns = "kdTH9H8H/3D7H/QH6H5H4H3H/QDJD/JH2D/KH4D5D/6D7D8D9DTD"
     board = board_from_text(f"wasp when-stuck {columns} ad2hah CS")
     seven_h = card_from_text("7H")
     assert _state(board, rules=ALL_RULES | {EARLY}).first_link(True, True) is None
     assert _state(board, rules=ALL_RULES | {EARLY, NATURAL}).first_link(True, True) == (seven_h, 1, 0)
     assert _state(board, rules=ALL_RULES | {NATURAL}).first_link(True, True) is None  # EARLY's only
-    # One face-up card is no natural run (9H face down here).
-    single = board_from_text(f"wasp when-stuck {columns.replace('9H', '9h')} ad2hah CS")
-    assert _state(single, rules=ALL_RULES | {EARLY, NATURAL}).first_link(True, True) is None
+    # Two face-up cards are not enough (TH face down here).
+    two = board_from_text(f"wasp when-stuck {columns.replace('TH', 'th')} ad2hah CS")
+    assert _state(two, rules=ALL_RULES | {EARLY, NATURAL}).first_link(True, True) is None
     with pytest.raises(ValueError, match="unknown pruning rules: natural"):
         solve(board, 100, rules=ALL_RULES | {NATURAL})
     # A deal the look with natural links wins at once and the look without does not within
-    # 100,000 nodes; and one whose natural-link space holds no win (exhausted in a few
-    # thousand nodes), where the second look, without them, wins.
-    cases = ((58808503799094564647, WON, 100_000), (16936235641312161942, LOST, 5_000_000))
+    # 50,000 nodes; and one whose natural-link space holds no win (exhausted in a few dozen
+    # nodes), where the second look, without them, wins.
+    cases = ((72139650641708660083, WON, 50_000), (15201275098402649445, LOST, 100_000))
     both = {EARLY, NATURAL}
     for number, natural, nodes in cases:
         board = Board.new("wasp", number, "when-stuck")
