@@ -1205,21 +1205,21 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         } else {
             table_insert(s, key, len, h, sleep, free_slot);
             if (s->failed) return -1;
-        }
-        if (!stored && s->checks) {
-            int lost = 0;
-            if (s->turned + 4 * s->nstock != seen_at && is_dead(s))
-                lost = 1;
-            else if (!seeded || s->seeds_full)
-                lost = tangled(s);
-            else
-                lost = s->nseeds && tangled_from(s, s->seeds, s->nseeds);
-            if (lost) {
-                /* the entry just stored: nothing asleep there now */
-                sleep_store(s, s->last, &NO_SLEEP);
-                s->nmoves = start;
-                unwind(s, base);
-                return -1;
+            if (s->checks) {
+                int lost = 0;
+                if (s->turned + 4 * s->nstock != seen_at && is_dead(s))
+                    lost = 1;
+                else if (!seeded || s->seeds_full)
+                    lost = tangled(s);
+                else
+                    lost = s->nseeds && tangled_from(s, s->seeds, s->nseeds);
+                if (lost) {
+                    /* the entry just stored: nothing asleep there now */
+                    sleep_store(s, s->last, &NO_SLEEP);
+                    s->nmoves = start;
+                    unwind(s, base);
+                    return -1;
+                }
             }
         }
     } else {

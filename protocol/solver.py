@@ -235,23 +235,26 @@ def solve(
         for extra in ({EARLY, NATURAL}, {EARLY}):
             quick = _state(board, prune, state.rules | extra)
             nodes = max(1, int((limits.nodes - spent) * _EARLY_SHARE))
-            share = None
-            if limits.seconds is not None:
-                used = limits.clock() - start if limits.clock is not None and start is not None else 0.0
-                share = (limits.seconds - used) * _EARLY_SHARE
+            left = _seconds_left(limits, start)
+            share = left * _EARLY_SHARE if left is not None else None
             outcome, line, used_nodes, _ = run_search(quick, nodes, share, limits.clock)
             spent += used_nodes
             if outcome == WON:
                 return _solution(outcome, line, spent, limits, start)
             if outcome == UNDECIDED:
                 break
-    left = None
-    if limits.seconds is not None and limits.clock is not None and start is not None:
-        left = limits.seconds - (limits.clock() - start)
+    left = _seconds_left(limits, start)
     if left is not None and left <= 0:
         return _solution(UNDECIDED, [], spent, limits, start)
     outcome, line, nodes, _ = run_search(state, max(1, limits.nodes - spent), left, limits.clock)
     return _solution(outcome, line, spent + nodes, limits, start)
+
+
+def _seconds_left(limits: Budget, start: float | None) -> float | None:
+    """The seconds of ``limits`` not yet spent since ``start``; None without a time budget."""
+    if limits.seconds is None or limits.clock is None or start is None:
+        return None
+    return limits.seconds - (limits.clock() - start)
 
 
 _EARLY_SHARE = 0.9
