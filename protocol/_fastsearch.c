@@ -67,17 +67,6 @@ static inline int mask_any(const Mask *m) {
 static inline void mask_set(Mask *m, int bit) { m->w[bit >> 6] |= (uint64_t)1 << (bit & 63); }
 static inline void mask_clear(Mask *m, int bit) { m->w[bit >> 6] &= ~((uint64_t)1 << (bit & 63)); }
 static inline int mask_test(const Mask *m, int bit) { return (int)((m->w[bit >> 6] >> (bit & 63)) & 1); }
-static inline int popcount64(uint64_t x) { /* inline: no popcnt instruction is assumed */
-    x -= (x >> 1) & 0x5555555555555555ull;
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    return (int)((x * 0x0101010101010101ull) >> 56);
-}
-static inline int mask_count(const Mask *m) {
-    int n = 0;
-    for (int i = 0; i < WORDS; i++) n += popcount64(m->w[i]);
-    return n;
-}
 /* The 52 bits of each kind (bits 52 * kind ... 52 * kind + 51), made at import. */
 static Mask KIND[5];
 
@@ -85,6 +74,23 @@ static void make_kinds(void) {
     memset(KIND, 0, sizeof KIND);
     for (int kind = 0; kind < 5; kind++)
         for (int b = 52 * kind; b < 52 * kind + 52; b++) mask_set(&KIND[kind], b);
+}
+
+/* Each card's rank less one (card % 13: 0 an Ace, 12 a King), read where it is hot. */
+static unsigned char RANK[52];
+
+/* The five bits of each card (card + 52 * kind), made at import. */
+static Mask CARD_BITS[52];
+
+static void make_card_bits(void) {
+    for (int card = 0; card < 52; card++) RANK[card] = (unsigned char)(card % 13);
+    memset(CARD_BITS, 0, sizeof CARD_BITS);
+    for (int card = 0; card < 52; card++)
+        for (int kind = 0; kind < 5; kind++) mask_set(&CARD_BITS[card], card + 52 * kind);
+}
+
+static inline void mask_clear_card(Mask *m, int card) {
+    for (int i = 0; i < WORDS; i++) m->w[i] &= ~CARD_BITS[card].w[i];
 }
 
 static inline void mask_clear_kind(Mask *m, int kind) {
@@ -205,21 +211,36 @@ static void table_free(void *p, size_t size, int huge) {
 }
 
 static int carries_tail(State *s, int card, int source) {
-    if (source >= s->ncols) return source < STOCK && card % 13 == 0;
+    if (source >= s->ncols) return source < STOCK && RANK[card] == 0;
     signed char *col = s->cols[source];
     int row = s->row[card];
-    if (s->len[source] - row != card % 13 + 1) return 0;
-    for (int above = 1; above <= card % 13; above++)
+    if (s->len[source] - row != RANK[card] + 1) return 0;
+    for (int above = 1; above <= RANK[card]; above++)
         if (col[row + above] != card - above) return 0;
     return 1;
 }
 
 /* -- keys ------------------------------------------------------------------------------- */
 
+static inline void copy8(unsigned char *to, const signed char *from) {
+    uint64_t w;
+    __builtin_memcpy(&w, from, 8);
+    __builtin_memcpy(to, &w, 8);
+}
+
 /* Copy a column's cards 8 bytes at a time: the column arrays (MAXLEN) and the key buffer
- * leave room for the bytes copied past the last card, which the next part overwrites. */
+ * leave room for the bytes copied past the last card, which the next part overwrites.
+ * Straight-line for the usual lengths: compilers turn a loop here into a call to memcpy,
+ * which costs more than the copy. */
 static inline int put_cards(unsigned char *key, int k, const signed char *col, int len) {
-    for (int j = 0; j < len; j += 8) memcpy(key + k + j, col + j, 8);
+    copy8(key + k, col);
+    if (len > 8) {
+        copy8(key + k + 8, col + 8);
+        if (len > 16) {
+            copy8(key + k + 16, col + 16);
+            for (int j = 24; j < len; j += 8) copy8(key + k + j, col + j);
+        }
+    }
     return k + len;
 }
 
@@ -239,24 +260,19 @@ static int build_key(State *s, unsigned char *key) {
             key[k++] = (unsigned char)(200 + s->down[i]);
             k = put_cards(key, k, s->cols[i], s->len[i]);
         }
-        /* the other columns by bottom card (each sort item: bottom << 8 | column), the
-         * empty ones last */
-        int items[MAXCOLS], m = 0, empties = 0;
+        /* the other columns by bottom card (read off a set of the bottom cards, lowest
+         * first), the empty ones last */
+        uint64_t bottoms = 0; /* the bottom cards, as bits: read from the lowest */
+        int empties = 0;
         for (int i = fixed; i < n; i++) {
-            if (!s->len[i]) {
+            if (s->len[i])
+                bottoms |= (uint64_t)1 << s->cols[i][0];
+            else
                 empties++;
-                continue;
-            }
-            int item = s->cols[i][0] << 8 | i;
-            int j = m++;
-            while (j > 0 && items[j - 1] > item) {
-                items[j] = items[j - 1];
-                j--;
-            }
-            items[j] = item;
         }
-        for (int j = 0; j < m; j++) {
-            int i = items[j] & 0xff;
+        while (bottoms) {
+            int i = s->where[__builtin_ctzll(bottoms)];
+            bottoms &= bottoms - 1;
             key[k++] = (unsigned char)(200 + s->down[i]);
             k = put_cards(key, k, s->cols[i], s->len[i]);
         }
@@ -369,8 +385,9 @@ static uint64_t child_hash(const State *s, uint64_t h, Move move) {
 static inline int sleep_width(const State *s) { return s->words > 1 ? 2 : 1; }
 
 static int sleep_count(const State *s, const Mask *m) {
-    int n = 0;
-    for (int w = 0; w < s->words; w++) n += popcount64(m->w[w]);
+    int n = 0; /* sets are mostly empty or small: count their members one by one */
+    for (int w = 0; w < s->words; w++)
+        for (uint64_t bits = m->w[w]; bits; bits &= bits - 1) n++;
     return n;
 }
 
@@ -487,7 +504,7 @@ static int first_link(State *s, Move *out, int rule2, int rule9) {
         if (!len) continue;
         signed char *col = s->cols[target];
         int top = col[len - 1];
-        if (!(top % 13)) continue;
+        if (!(RANK[top])) continue;
         int card = top - 1;
         int source = s->where[card];
         if (source < n) {
@@ -496,7 +513,7 @@ static int first_link(State *s, Move *out, int rule2, int rule9) {
             if (rule9 && !s->row[card]) goto found;
             if (!rule2) continue;
             /* the tail test's first check, here without a call */
-            if (s->tails && s->len[source] - s->row[card] == card % 13 + 1 && carries_tail(s, card, source))
+            if (s->tails && s->len[source] - s->row[card] == RANK[card] + 1 && carries_tail(s, card, source))
                 goto found;
         } else if (source >= STOCK || !rule2) {
             continue;
@@ -507,12 +524,12 @@ static int first_link(State *s, Move *out, int rule2, int rule9) {
             /* Not a pruning rule (the first look for a win): the column's top three cards or
              * more, face up, read down by one in a suit (Search.first_link). */
             int first = s->down[target], row = len - 1;
-            while (row > first && col[row] % 13 != 12 && col[row - 1] == col[row] + 1) row--;
+            while (row > first && RANK[col[row]] != 12 && col[row - 1] == col[row] + 1) row--;
             if (len - row >= 3) goto found;
         }
         {
             int head = col[0];
-            if (!s->down[target] && head % 13 == 12 && len <= 13 && head - len + 1 == top) {
+            if (!s->down[target] && RANK[head] == 12 && len <= 13 && head - len + 1 == top) {
                 int row = len - 1;
                 while (row && col[row - 1] == col[row] + 1) row--;
                 if (!row) goto found;
@@ -558,7 +575,7 @@ static int gen_moves(State *s) {
             continue;
         }
         int top = s->cols[target][len - 1];
-        if (!(top % 13)) continue;
+        if (!(RANK[top])) continue;
         int card = top - 1;
         int source = s->where[card];
         if (source < n) {
@@ -607,11 +624,11 @@ static int gen_moves(State *s) {
                 int first = s->down[source];
                 for (int row = first > 1 ? first : 1; row < s->len[source]; row++) {
                     int card = col[row];
-                    if (settled && row > first && card % 13 != 12 && col[row - 1] == card + 1) {
+                    if (settled && row > first && RANK[card] != 12 && col[row - 1] == card + 1) {
                         idle = 1;
                         continue;
                     }
-                    if (direct && card % 13 != 12) {
+                    if (direct && RANK[card] != 12) {
                         int home = s->where[card + 1];
                         if (home < n && home != source && s->row[card + 1] == s->len[home] - 1) {
                             idle = 1;
@@ -645,7 +662,7 @@ static void collect(State *s, int index, Undo *u) {
     while (s->len[index] >= 13) {
         int len = s->len[index];
         int ace = col[len - 1];
-        if (ace % 13) break;
+        if (RANK[ace]) break;
         int suit = ace / 13;
         if (len - 13 < s->down[index]) break;
         int ok = 1;
@@ -725,7 +742,7 @@ static Undo *push_hashed(State *s, int card, int source, int target, uint64_t ha
         s->row[card] = s->len[target];
         dst[s->len[target]++] = (signed char)card;
         s->where[card] = target;
-        if (!(card % 13) && s->len[target] >= 13) collect(s, target, u);
+        if (!(RANK[card]) && s->len[target] >= 13) collect(s, target, u);
         return u;
     }
     signed char *src = s->cols[source];
@@ -832,8 +849,8 @@ static Mask collectors(State *s, int king) {
     signed char *col = s->cols[source];
     int end = s->row[king];
     int size = s->len[source];
-    while (end + 1 < size && col[end] % 13 && col[end + 1] == col[end] - 1) end++;
-    if (!(col[end] % 13)) {
+    while (end + 1 < size && RANK[col[end]] && col[end + 1] == col[end] - 1) end++;
+    if (!(RANK[col[end]])) {
         if (end + 1 == size) return out;
         int card = col[end + 1];
         if (s->wasp)
@@ -891,12 +908,12 @@ static Mask direct_guard(State *s, Mask mask, int card, int target) {
             int index = w * 64 + __builtin_ctzll(bits);
             bits &= bits - 1;
             int other = index % 52;
-            if (other % 13 != 12 && exposes(s, card, own, other)) mask_clear(&out, index);
+            if (RANK[other] != 12 && exposes(s, card, own, other)) mask_clear(&out, index);
         }
     }
     /* This move is x's into an empty column: every move that would change its standing,
      * found from where x + 1 lies (the cases of exposes() with the roles swapped). */
-    if (s->len[target] || card % 13 == 12) return out;
+    if (s->len[target] || RANK[card] == 12) return out;
     int up = card + 1, home = s->where[up];
     if (home >= s->ncols) return out;
     int at = s->row[up], len = s->len[home];
@@ -904,13 +921,13 @@ static Mask direct_guard(State *s, Mask mask, int card, int target) {
     if (s->where[card] == home && s->row[card] < at) {
         if (at == len - 1)
             for (int r = s->row[card] + 1; r <= at; r++)
-                for (int kind = 0; kind < 5; kind++) mask_clear(&out, col[r] + 52 * kind);
+                mask_clear_card(&out, col[r]);
         return out;
     }
     if (at + 1 < len) {
         int on = col[at + 1];
-        for (int kind = 0; kind < 5; kind++) mask_clear(&out, on + 52 * kind);
-        if (on % 13 == 12) {
+        mask_clear_card(&out, on);
+        if (RANK[on] == 12) {
             Mask c = collectors(s, on);
             mask_andnot(&out, &c);
         }
@@ -920,7 +937,7 @@ static Mask direct_guard(State *s, Mask mask, int card, int target) {
 
 static Mask commuting(State *s, Mask mask, int card, int target) {
     if (s->wasp) {
-        for (int kind = 0; kind < 5; kind++) mask_clear(&mask, card + 52 * kind);
+        mask_clear_card(&mask, card);
         if (s->direct && mask_any(&mask)) mask = direct_guard(s, mask, card, target);
         if (!s->len[target]) {
             if (mask_above_links(&mask)) {
@@ -929,7 +946,7 @@ static Mask commuting(State *s, Mask mask, int card, int target) {
                 else if (empty_count(s, s->nstock ? 3 : 0) < 2)
                     mask_clear_kind(&mask, 1);
             }
-            if (mask_any(&mask) && card % 13 == 12) {
+            if (mask_any(&mask) && RANK[card] == 12) {
                 Mask c = collectors(s, card);
                 mask_andnot(&mask, &c);
             }
@@ -937,7 +954,7 @@ static Mask commuting(State *s, Mask mask, int card, int target) {
         }
     } else {
         mask_clear(&mask, card);
-        if (card % 13 == 12) {
+        if (RANK[card] == 12) {
             uint64_t kings = ((uint64_t)1 << 12) | ((uint64_t)1 << 25) | ((uint64_t)1 << 38) | ((uint64_t)1 << 51);
             if ((mask.w[0] & kings) && empty_count(s, 0) < 2) mask.w[0] &= ~kings;
             if (mask_any(&mask)) {
@@ -972,7 +989,7 @@ static void dead_table(State *s) {
         for (int count = 1; count <= down; count++) {
             int any = 0;
             for (int row = 0; row <= count && !any; row++) {
-                if (col[row] % 13 == 12) continue;
+                if (RANK[col[row]] == 12) continue;
                 for (int below = 0; below < row; below++)
                     if (col[below] == col[row] + 1) {
                         any = 1;
@@ -1000,9 +1017,9 @@ static int waits(State *s, int card) {
     int first = 0;
     if (row < s->down[index]) {
         int above = col[row + 1];
-        if (kings || above % 13 != 12) first = above + 1;
+        if (kings || RANK[above] != 12) first = above + 1;
     }
-    if (card % 13 == 12) return kings ? first : 0;
+    if (RANK[card] == 12) return kings ? first : 0;
     int successor = card + 1;
     if (row && col[row - 1] == successor) return 0;
     int place = s->where[successor];
@@ -1014,19 +1031,19 @@ static int waits(State *s, int card) {
             int mover = -1, movers = 0;
             for (int k = row + 1; k <= srow; k++) {
                 int other = scol[k];
-                if (other % 13 == 12 || scol[k - 1] != other + 1) {
+                if (RANK[other] == 12 || scol[k - 1] != other + 1) {
                     mover = other;
                     movers++;
                 }
             }
             if (!movers) return -1;
-            if (movers == 1 && (kings || mover % 13 != 12)) return first + 64 * (mover + 1);
+            if (movers == 1 && (kings || RANK[mover] != 12)) return first + 64 * (mover + 1);
             return first;
         }
         int above = scol[srow + 1];
-        return (kings || above % 13 != 12) ? first + 64 * (above + 1) : first;
+        return (kings || RANK[above] != 12) ? first + 64 * (above + 1) : first;
     }
-    if (place < STOCK && (kings || successor % 13 != 12)) return first + 64 * (successor + 1);
+    if (place < STOCK && (kings || RANK[successor] != 12)) return first + 64 * (successor + 1);
     return first;
 }
 
@@ -1040,14 +1057,14 @@ static void add_seed(State *s, int card) {
 static void newly_waiting(State *s, const Undo *u) {
     int card = u->card, target = u->target;
     if (u->source >= CELL_BASE) {
-        if (card % 13 && s->where[card - 1] == target) add_seed(s, card - 1);
+        if (RANK[card] && s->where[card - 1] == target) add_seed(s, card - 1);
         return;
     }
     int source = u->source;
     int beneath = s->where[card] == target ? s->row[card] : 52;
     for (int i = 0; i < u->glen; i++) {
         int moved = u->group[i];
-        if (moved % 13) {
+        if (RANK[moved]) {
             int waiting = s->where[moved - 1];
             if (waiting == source || (waiting == target && s->row[moved - 1] < beneath)) add_seed(s, moved - 1);
         }
@@ -1601,6 +1618,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__fastsearch(void) {
     make_kinds();
+    make_card_bits();
     make_hash_words();
     return PyModule_Create(&module);
 }
