@@ -14,7 +14,18 @@ from protocol.game import DEAL, Board, Move, ReserveRule
 from protocol.search import EARLY
 from protocol.solver import _state
 
-from .wasp_model import Universe, _children, _key, check, describe, explore, potential
+from .wasp_model import (
+    UNWINNABLE,
+    Universe,
+    _children,
+    _distances,
+    _key,
+    check,
+    describe,
+    explore,
+    explore_from,
+    potential,
+)
 
 
 def _model_state(board: Board) -> tuple[tuple[int, ...], tuple[tuple[int, tuple[int, ...]], ...]]:
@@ -140,3 +151,33 @@ def test_the_measure_needs_cards_face_up_before_cards_on_their_successors() -> N
             # Fewer cards on their successors, no run collected: a card turned up.
             leaving += after[2] < before[2] and after[0] == before[0]
     assert leaving > 0
+
+
+def test_linking_a_card_under_a_natural_run_onto_its_successor_can_lose_the_win() -> None:
+    # Why rule 9 asks for the card at row 0 (and rule 2 for a rooted run or a complete tail):
+    # forcing every link x -> x+1 whose moved group is a natural run, even where no card of
+    # x's suit below the group's top lies in x+1's column, would cut the nodes of a hard
+    # lost Wasp any-time deal by two thirds, but it loses wins. Three suits of five ranks,
+    # all face up, after the deal:
+    #   4S 5S | 1H 3D | 3H 5H 2H 3S 4D | 4H 2S 2D 5D 1S 1D
+    # is won in 15 clean moves (its wins first put 2D, with 5D 1S 1D on it, onto 3D where
+    # 3D lies); after the link 3D -> 4D (3D alone on top, a natural run; 2D and 1D not in
+    # 4D's column) it is lost.
+    suits = "SHD"
+
+    def card(name: str) -> int:
+        return suits.index(name[-1]) * 5 + int(name[:-1]) - 1
+
+    text = "4S 5S | 1H 3D | 3H 5H 2H 3S 4D | 4H 2S 2D 5D 1S 1D"
+    columns = [(0, tuple(card(c) for c in part.split())) for part in text.split("|")]
+    u = explore_from(3, 5, _key((), columns))
+    clean = _distances(u, lambda k, m: not (m.idle or m.detour))
+    assert clean[0] == u.distance[0] == 15
+    three, four = card("3D"), card("4D")
+    (link,) = [m.child for m in u.moves[0] if m.link and m.card == three]
+    assert u.distance[link] == clean[link] == UNWINNABLE
+    # the hypothesis of the forced link tried: 3D tops its column, 4D another one, and
+    # neither 2D nor 1D lies in 4D's column
+    (_, of_three), (_, of_four) = [col for col in u.states[0][1] if three in col[1] or four in col[1]]
+    assert of_three[-1] == three and of_four[-1] == four
+    assert card("2D") not in of_four and card("1D") not in of_four

@@ -145,6 +145,16 @@ def explore(
 ) -> Universe:
     """Every position reachable from ``deals`` random deals, with exact distances to a win."""
     u = Universe(suits, ranks)
+    rng = random.Random(seed)
+    return _reach(u, [_random_deal(u, rng, columns, down, reserve) for _ in range(deals)])
+
+
+def explore_from(suits: int, ranks: int, start: State) -> Universe:
+    """Every position reachable from ``start`` (its index is 0), with exact distances."""
+    return _reach(Universe(suits, ranks), [start])
+
+
+def _reach(u: Universe, starts: list[State]) -> Universe:
     index: dict[State, int] = {}
     pending: list[list[Child] | None] = []
 
@@ -155,9 +165,8 @@ def explore(
             pending.append(None)
         return index[state]
 
-    rng = random.Random(seed)
-    for _ in range(deals):
-        queue = deque([add(_random_deal(u, rng, columns, down, reserve))])
+    for start in starts:
+        queue = deque([add(start)])
         while queue:
             k = queue.popleft()
             if pending[k] is not None:
