@@ -158,6 +158,10 @@ typedef struct {
     int bits;        /* log2 of the slot count: a key's first slot is its hash's top bits */
     unsigned char *last; /* the sleep set of the entry stored last */
     uint64_t hash;       /* the table's hash of the position (position_hash), kept by the moves */
+    /* the links first_link() saw in its last scan, which found nothing to force: the
+     * position's links, in column order, kept for gen_moves() (valid until a move) */
+    Move seen[MAXCOLS];
+    int nseen, seen_valid;
     /* moves of the open frames, stacked */
     Move *moves;
     size_t nmoves, moves_cap;
@@ -499,6 +503,8 @@ static void table_insert(State *s, const unsigned char *key, int len, uint64_t h
 
 static int first_link(State *s, Move *out, int rule2, int rule9) {
     int n = s->ncols;
+    s->nseen = 0;
+    s->seen_valid = 0;
     for (int target = 0; target < n; target++) {
         int len = s->len[target];
         if (!len) continue;
@@ -509,16 +515,18 @@ static int first_link(State *s, Move *out, int rule2, int rule9) {
         int source = s->where[card];
         if (source < n) {
             if (source == target || s->hidden[card]) continue;
+            s->seen[s->nseen++] = (Move){(short)card, (short)source, (short)target};
             /* Rule 9 (Wasp, after the deal): a face-up card at row 0 onto its successor. */
             if (rule9 && !s->row[card]) goto found;
             if (!rule2) continue;
             /* the tail test's first check, here without a call */
             if (s->tails && s->len[source] - s->row[card] == RANK[card] + 1 && carries_tail(s, card, source))
                 goto found;
-        } else if (source >= STOCK || !rule2) {
-            continue;
-        } else if (s->tails && carries_tail(s, card, source)) {
-            goto found;
+        } else {
+            if (source >= STOCK) continue;
+            s->seen[s->nseen++] = (Move){(short)card, (short)source, (short)target}; /* a cell's */
+            if (!rule2) continue;
+            if (s->tails && carries_tail(s, card, source)) goto found;
         }
         if (s->natural) {
             /* Not a pruning rule (the first look for a win): the column's top three cards or
@@ -542,6 +550,7 @@ static int first_link(State *s, Move *out, int rule2, int rule9) {
         out->target = (short)target;
         return 1;
     }
+    s->seen_valid = 1;
     return 0;
 }
 
@@ -568,30 +577,49 @@ static int gen_moves(State *s) {
         s->failed = 1;
         return 0;
     }
-    for (int target = 0; target < n; target++) {
-        int len = s->len[target];
-        if (!len) {
-            empty[nempty++] = target;
-            continue;
+    if (s->seen_valid) {
+        /* first_link() has just looked at every column's top (enter): its links are the
+         * position's */
+        s->seen_valid = 0;
+        for (int target = 0; target < n; target++)
+            if (!s->len[target]) empty[nempty++] = target;
+        for (int i = 0; i < s->nseen; i++) {
+            Move m = s->seen[i];
+            if (m.source >= n)
+                celled[nc++] = m;
+            else if (!s->row[m.card])
+                emptying[ne++] = m;
+            else if (s->row[m.card] == s->down[m.source])
+                turning[nt++] = m;
+            else
+                rest[nr++] = m;
         }
-        int top = s->cols[target][len - 1];
-        if (!(RANK[top])) continue;
-        int card = top - 1;
-        int source = s->where[card];
-        if (source < n) {
-            if (source != target && !s->hidden[card]) {
-                int row = s->row[card];
-                Move m = {(short)card, (short)source, (short)target};
-                if (!row)
-                    emptying[ne++] = m;
-                else if (row == s->down[source])
-                    turning[nt++] = m;
-                else
-                    rest[nr++] = m;
+    } else {
+        for (int target = 0; target < n; target++) {
+            int len = s->len[target];
+            if (!len) {
+                empty[nempty++] = target;
+                continue;
             }
-        } else if (source < STOCK) {
-            Move m = {(short)card, (short)source, (short)target};
-            celled[nc++] = m;
+            int top = s->cols[target][len - 1];
+            if (!(RANK[top])) continue;
+            int card = top - 1;
+            int source = s->where[card];
+            if (source < n) {
+                if (source != target && !s->hidden[card]) {
+                    int row = s->row[card];
+                    Move m = {(short)card, (short)source, (short)target};
+                    if (!row)
+                        emptying[ne++] = m;
+                    else if (row == s->down[source])
+                        turning[nt++] = m;
+                    else
+                        rest[nr++] = m;
+                }
+            } else if (source < STOCK) {
+                Move m = {(short)card, (short)source, (short)target};
+                celled[nc++] = m;
+            }
         }
     }
     for (int i = 0; i < nt; i++) push_move(s, turning[i].card, turning[i].source, turning[i].target);
@@ -1137,6 +1165,7 @@ static void unwind(State *s, int base) {
  * ``sleep`` is updated in place. */
 static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
     int base = s->depth;
+    s->seen_valid = 0; /* set only by a scan of this position (first_link) */
     Mask again;
     memset(&again, 0, sizeof again);
     int has_again = 0;
@@ -1168,8 +1197,6 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
     size_t start = s->nmoves;
     int count;
     if (s->found < 4) {
-        unsigned char key[256];
-        int len = build_key(s, key);
         uint64_t h = s->hash;
         if (CHECK_HASHES && h != position_hash(s)) {
             s->failed = 2;
@@ -1181,13 +1208,14 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         __builtin_prefetch(&s->slots[first_slot(s, h)]);
         count = gen_moves(s);
         if (s->failed) return -1;
-        size_t free_slot = 0;
-        unsigned char *stored = table_find(s, key, len, h, &free_slot);
-        if (!stored && mask_any(sleep)) {
-            /* A new position whose every move is asleep (the deal never is) tries nothing
-             * and is not stored: a later arrival finds no entry and tries the moves awake
-             * then, which are those it would try at an entry holding this set (the table's
-             * sets, docs/solver.md). */
+        if (mask_any(sleep)) {
+            /* Every move asleep (the deal never is): nothing to try, and the table is not
+             * asked. A new position is not stored: a later arrival finds no entry and tries
+             * the moves awake then, which are those it would try at an entry holding this
+             * set. At a position stored before, the set kept there stays as it is, where
+             * the revisit would keep its members that are asleep here: as every move of
+             * the position is, the two differ only in moves it does not have, and no
+             * arrival tries another move either way (the table's sets, docs/solver.md). */
             int awake = 0;
             for (size_t i = start; i < start + (size_t)count && !awake; i++) {
                 Move m = s->moves[i];
@@ -1199,6 +1227,10 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
                 return -1;
             }
         }
+        unsigned char key[256];
+        int len = build_key(s, key);
+        size_t free_slot = 0;
+        unsigned char *stored = table_find(s, key, len, h, &free_slot);
         if (stored) {
             Mask st;
             sleep_load(s, stored, &st);

@@ -911,19 +911,22 @@ class _Run:
                     sleep = 0  # it collected a run: rule 6 starts afresh
         moves: list[tuple[int, int, int]] | None = None
         if state.found < 4:
-            key = state.key()
-            seen = self.seen
-            stored = seen.get(key)
-            if stored is None and sleep:
-                # A new position whose every move is asleep (the deal never is) tries nothing
-                # and is not stored: a later arrival finds no entry and tries the moves awake
-                # then, which are those it would try at an entry holding this set (the
-                # table's sets, docs/solver.md).
+            if sleep:
+                # Every move asleep (the deal never is): nothing to try, and the table is not
+                # asked. A new position is not stored: a later arrival finds no entry and
+                # tries the moves awake then, which are those it would try at an entry
+                # holding this set. At a position stored before, the set kept there stays as
+                # it is, where the revisit would keep its members asleep here: as every move
+                # of the position is, the two differ only in moves it does not have, and no
+                # arrival tries another move either way (the table's sets, docs/solver.md).
                 moves = state.moves()
                 wasp = state.wasp
                 if all(m[0] >= 0 and sleep >> (state.bit(m[0], m[2]) if wasp else m[0]) & 1 for m in moves):
                     self.unwind(base)
                     return None
+            key = state.key()
+            seen = self.seen
+            stored = seen.get(key)
             if stored is not None:
                 if not stored & ~sleep:
                     self.unwind(base)
