@@ -237,14 +237,10 @@ static inline void copy8(unsigned char *to, const signed char *from) {
  * Straight-line for the usual lengths: compilers turn a loop here into a call to memcpy,
  * which costs more than the copy. */
 static inline int put_cards(unsigned char *key, int k, const signed char *col, int len) {
-    copy8(key + k, col);
-    if (len > 8) {
-        copy8(key + k + 8, col + 8);
-        if (len > 16) {
-            copy8(key + k + 16, col + 16);
-            for (int j = 24; j < len; j += 8) copy8(key + k + j, col + j);
-        }
-    }
+    copy8(key + k, col); /* three words whatever the length: no branch to guess */
+    copy8(key + k + 8, col + 8);
+    copy8(key + k + 16, col + 16);
+    for (int j = 24; j < len; j += 8) copy8(key + k + j, col + j);
     return k + len;
 }
 
