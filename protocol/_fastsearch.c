@@ -161,7 +161,8 @@ typedef struct {
     /* the links first_link() saw in its last scan, which found nothing to force: the
      * position's links, in column order, kept for gen_moves() (valid until a move) */
     Move seen[MAXCOLS];
-    int nseen, seen_valid;
+    int seen_empty[MAXCOLS]; /* and the empty columns */
+    int nseen, nseen_empty, seen_valid;
     /* moves of the open frames, stacked */
     Move *moves;
     size_t nmoves, moves_cap;
@@ -242,6 +243,20 @@ static inline int put_cards(unsigned char *key, int k, const signed char *col, i
     copy8(key + k + 16, col + 16);
     for (int j = 24; j < len; j += 8) copy8(key + k + j, col + j);
     return k + len;
+}
+
+/* Copy ``n`` cards between column or group arrays (``to_room``, ``from_room``: the bytes
+ * their arrays hold from there on): three words when both have room for them, whatever
+ * ``n`` (a memcpy of a variable length, or a loop, costs more); the bytes past ``n`` are
+ * past the column's length or the group's, where nothing is read. */
+static inline void copy_cards(signed char *to, int to_room, const signed char *from, int from_room, int n) {
+    if (n <= 24 && to_room >= 24 && from_room >= 24) {
+        copy8((unsigned char *)to, from);
+        copy8((unsigned char *)to + 8, from + 8);
+        copy8((unsigned char *)to + 16, from + 16);
+    } else {
+        memcpy(to, from, (size_t)n);
+    }
 }
 
 static int build_key(State *s, unsigned char *key) {
@@ -500,10 +515,14 @@ static void table_insert(State *s, const unsigned char *key, int len, uint64_t h
 static int first_link(State *s, Move *out, int rule2, int rule9) {
     int n = s->ncols;
     s->nseen = 0;
+    s->nseen_empty = 0;
     s->seen_valid = 0;
     for (int target = 0; target < n; target++) {
         int len = s->len[target];
-        if (!len) continue;
+        if (!len) {
+            s->seen_empty[s->nseen_empty++] = target;
+            continue;
+        }
         signed char *col = s->cols[target];
         int top = col[len - 1];
         if (!(RANK[top])) continue;
@@ -577,8 +596,7 @@ static int gen_moves(State *s) {
         /* first_link() has just looked at every column's top (enter): its links are the
          * position's */
         s->seen_valid = 0;
-        for (int target = 0; target < n; target++)
-            if (!s->len[target]) empty[nempty++] = target;
+        for (int i = 0; i < s->nseen_empty; i++) empty[nempty++] = s->seen_empty[i];
         for (int i = 0; i < s->nseen; i++) {
             Move m = s->seen[i];
             if (m.source >= n)
@@ -773,7 +791,7 @@ static Undo *push_hashed(State *s, int card, int source, int target, uint64_t ha
     int row = s->row[card];
     int glen = s->len[source] - row;
     u->glen = (unsigned char)glen;
-    memcpy(u->group, src + row, (size_t)glen);
+    copy_cards(u->group, MAXLEN, src + row, MAXLEN - row, glen);
     s->len[source] = row;
     if (row && row == s->down[source]) {
         s->down[source] = row - 1;
@@ -782,7 +800,7 @@ static Undo *push_hashed(State *s, int card, int source, int target, uint64_t ha
         u->flipped = 1;
     }
     int at = s->len[target];
-    memcpy(dst + at, u->group, (size_t)glen);
+    copy_cards(dst + at, MAXLEN - at, u->group, MAXLEN, glen);
     for (int i = 0; i < glen; i++) {
         int moved = u->group[i];
         s->where[moved] = target;
@@ -846,7 +864,7 @@ static void pop(State *s) {
         s->turned--;
     }
     int at = s->len[source];
-    memcpy(src + at, u->group, u->glen);
+    copy_cards(src + at, MAXLEN - at, u->group, MAXLEN, u->glen);
     for (int i = 0; i < u->glen; i++) {
         int moved = u->group[i];
         s->where[moved] = source;
