@@ -79,11 +79,13 @@ static void make_kinds(void) {
 /* Each card's rank less one (card % 13: 0 an Ace, 12 a King), read where it is hot. */
 static unsigned char RANK[52];
 
-/* The five bits of each card (card + 52 * kind), made at import. */
+/* The five bits of each card (card + 52 * kind), and the card of each bit, made at import. */
 static Mask CARD_BITS[52];
+static unsigned char CARD_OF_BIT[WORDS * 64];
 
 static void make_card_bits(void) {
     for (int card = 0; card < 52; card++) RANK[card] = (unsigned char)(card % 13);
+    for (int b = 0; b < WORDS * 64; b++) CARD_OF_BIT[b] = (unsigned char)(b % 52);
     memset(CARD_BITS, 0, sizeof CARD_BITS);
     for (int card = 0; card < 52; card++)
         for (int kind = 0; kind < 5; kind++) mask_set(&CARD_BITS[card], card + 52 * kind);
@@ -774,7 +776,7 @@ static Undo *push_hashed(State *s, int card, int source, int target, uint64_t ha
         s->hash = position_hash(s);
         for (int index = 0; index < dealt; index++) {
             int len = s->len[index];
-            if (!(s->cols[index][len - 1] % 13) && len >= 13) collect(s, index, u);
+            if (!RANK[s->cols[index][len - 1]] && len >= 13) collect(s, index, u);
         }
         return u;
     }
@@ -807,8 +809,8 @@ static Undo *push_hashed(State *s, int card, int source, int target, uint64_t ha
         s->row[moved] = at + i;
     }
     s->len[target] = at + glen;
-    if (!(dst[at + glen - 1] % 13) && at + glen >= 13) collect(s, target, u);
-    if (s->len[source] && !(src[s->len[source] - 1] % 13) && s->len[source] >= 13) collect(s, source, u);
+    if (!RANK[dst[at + glen - 1]] && at + glen >= 13) collect(s, target, u);
+    if (s->len[source] && !RANK[src[s->len[source] - 1]] && s->len[source] >= 13) collect(s, source, u);
     return u;
 }
 
@@ -930,7 +932,7 @@ static int exposes(State *s, int card, int named, int below) {
         /* below + 1 lies above below: it leaves that column only carried off its top */
         return source == home && s->row[below] < row && row <= at && at == len - 1;
     if (source == home && row == at + 1) return 1;
-    if (at + 1 < len && s->cols[home][at + 1] % 13 == 12) {
+    if (at + 1 < len && RANK[s->cols[home][at + 1]] == 12) {
         Mask c = collectors(s, s->cols[home][at + 1]);
         return mask_test(&c, named);
     }
@@ -949,7 +951,7 @@ static Mask direct_guard(State *s, Mask mask, int card, int target) {
         while (bits) {
             int index = w * 64 + __builtin_ctzll(bits);
             bits &= bits - 1;
-            int other = index % 52;
+            int other = CARD_OF_BIT[index];
             if (RANK[other] != 12 && exposes(s, card, own, other)) mask_clear(&out, index);
         }
     }
