@@ -38,6 +38,7 @@
 #define WON 0
 #define LOST 1
 #define UNDECIDED 2
+#define NO_CARD_SLOT 52 /* pads a moved group to whole blocks of four (set_places) */
 #define WORDS 5 /* sleep-set bits: card + 52 * kind, kind 0..4 (Search.bit) */
 #define BLOCK_SHIFT 26 /* the table's entries live in blocks of 64 MB */
 #define BLOCKS 511     /* under 32 GB of entries: offsets count 8-byte units in 32 bits */
@@ -132,7 +133,7 @@ typedef struct {
     int found, turned;
     int wasp, any_time;
     int symmetry, tails, settled, direct, early, natural, kings, links, checks, bottoms;
-    int where[52], row[52];
+    int where[53], row[53]; /* [NO_CARD_SLOT]: written for the padding of a moved group */
     unsigned char hidden[52];
     /* rule 5's cycle search */
     uint32_t marks[52];
@@ -753,6 +754,23 @@ static Undo *new_undo(State *s) {
 
 /* Make a move whose child hash (child_hash) the caller has; collections and the deal
  * bring it up to date. */
+/* Set the column and rows of a moved group's cards, laid from row ``at`` up: four at a
+ * time, the group padded with NO_CARD_SLOT, so that the loop's end is the same for every
+ * group of up to four cards (its length follows no pattern the processor can guess). */
+static inline void set_places(State *s, signed char *group, int glen, int column, int at) {
+    group[glen] = group[glen + 1] = group[glen + 2] = NO_CARD_SLOT;
+    for (int i = 0; i < glen; i += 4) {
+        s->where[group[i]] = column;
+        s->row[group[i]] = at + i;
+        s->where[group[i + 1]] = column;
+        s->row[group[i + 1]] = at + i + 1;
+        s->where[group[i + 2]] = column;
+        s->row[group[i + 2]] = at + i + 2;
+        s->where[group[i + 3]] = column;
+        s->row[group[i + 3]] = at + i + 3;
+    }
+}
+
 static Undo *push_hashed(State *s, int card, int source, int target, uint64_t hash) {
     Undo *u = new_undo(s);
     if (!u) return NULL;
@@ -803,11 +821,7 @@ static Undo *push_hashed(State *s, int card, int source, int target, uint64_t ha
     }
     int at = s->len[target];
     copy_cards(dst + at, MAXLEN - at, u->group, MAXLEN, glen);
-    for (int i = 0; i < glen; i++) {
-        int moved = u->group[i];
-        s->where[moved] = target;
-        s->row[moved] = at + i;
-    }
+    set_places(s, u->group, glen, target, at);
     s->len[target] = at + glen;
     if (!RANK[dst[at + glen - 1]] && at + glen >= 13) collect(s, target, u);
     if (s->len[source] && !RANK[src[s->len[source] - 1]] && s->len[source] >= 13) collect(s, source, u);
@@ -867,11 +881,7 @@ static void pop(State *s) {
     }
     int at = s->len[source];
     copy_cards(src + at, MAXLEN - at, u->group, MAXLEN, u->glen);
-    for (int i = 0; i < u->glen; i++) {
-        int moved = u->group[i];
-        s->where[moved] = source;
-        s->row[moved] = at + i;
-    }
+    set_places(s, u->group, u->glen, source, at);
     s->len[source] = at + u->glen;
 }
 
