@@ -752,8 +752,6 @@ static Undo *new_undo(State *s) {
     return u;
 }
 
-/* Make a move whose child hash (child_hash) the caller has; collections and the deal
- * bring it up to date. */
 /* Set the column and rows of a moved group's cards, laid from row ``at`` up: four at a
  * time, the group padded with NO_CARD_SLOT, so that the loop's end is the same for every
  * group of up to four cards (its length follows no pattern the processor can guess). */
@@ -771,6 +769,8 @@ static inline void set_places(State *s, signed char *group, int glen, int column
     }
 }
 
+/* Make a move whose child hash (child_hash) the caller has; collections and the deal
+ * bring it up to date. */
 static Undo *push_hashed(State *s, int card, int source, int target, uint64_t hash) {
     Undo *u = new_undo(s);
     if (!u) return NULL;

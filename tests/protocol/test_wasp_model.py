@@ -160,9 +160,9 @@ def test_linking_a_card_under_a_natural_run_onto_its_successor_can_lose_the_win(
     # lost Wasp any-time deal by two thirds, but it loses wins. Three suits of five ranks,
     # all face up, after the deal:
     #   4S 5S | 1H 3D | 3H 5H 2H 3S 4D | 4H 2S 2D 5D 1S 1D
-    # is won in 15 clean moves (its wins first put 2D, with 5D 1S 1D on it, onto 3D where
-    # 3D lies); after the link 3D -> 4D (3D alone on top, a natural run; 2D and 1D not in
-    # 4D's column) it is lost.
+    # is won in 15 clean moves (a shortest win starts by putting 2D, with 5D 1S 1D on it,
+    # onto 3D where 3D lies); after the link 3D -> 4D (3D alone on top, a natural run; 2D
+    # and 1D not in 4D's column) it is lost.
     suits = "SHD"
 
     def card(name: str) -> int:
