@@ -1241,7 +1241,8 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
              * set. At a position stored before, the set kept there stays as it is, where
              * the revisit would keep its members that are asleep here: as every move of
              * the position is, the two differ only in moves it does not have, and no
-             * arrival tries another move either way (the table's sets, docs/solver.md). */
+             * arrival tries another move either way (docs/solver.md, "New positions with
+             * every move asleep"). */
             int awake = 0;
             for (size_t i = start; i < start + (size_t)count && !awake; i++) {
                 Move m = s->moves[i];

@@ -918,7 +918,8 @@ class _Run:
                 # holding this set. At a position stored before, the set kept there stays as
                 # it is, where the revisit would keep its members asleep here: as every move
                 # of the position is, the two differ only in moves it does not have, and no
-                # arrival tries another move either way (the table's sets, docs/solver.md).
+                # arrival tries another move either way (docs/solver.md, "New positions with every
+                # move asleep").
                 moves = state.moves()
                 wasp = state.wasp
                 if all(m[0] >= 0 and sleep >> (state.bit(m[0], m[2]) if wasp else m[0]) & 1 for m in moves):
