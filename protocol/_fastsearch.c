@@ -56,6 +56,7 @@ enum {
     RULE_EARLY = 512, /* rules 7, 8 and 9 before the deal under when-stuck: for finding wins only */
     RULE_BOTTOMS = 1024,
     RULE_NATURAL = 2048, /* with RULE_EARLY: links onto a run of three forced too, for finding wins only */
+    RULE_REVERSIBLE = 4096,
 };
 
 typedef struct {
@@ -133,6 +134,8 @@ typedef struct {
     int found, turned;
     int wasp, any_time;
     int symmetry, tails, settled, direct, early, natural, kings, links, checks, bottoms;
+    int reversible;  /* rule 10 (Wasp under when-stuck, before the deal) */
+    int stock_suits; /* the suits with a card in the reserve, as bits (rule 10) */
     int where[53], row[53]; /* [NO_CARD_SLOT]: written for the padding of a moved group */
     unsigned char hidden[52];
     /* rule 5's cycle search */
@@ -515,7 +518,18 @@ static void table_insert(State *s, const unsigned char *key, int len, uint64_t h
 
 /* -- move generation -------------------------------------------------------------------- */
 
-static int first_link(State *s, Move *out, int rule2, int rule9) {
+/* Rule 10's test (Search.reversible_link) for the link of ``card``, face up at row 0 of
+ * ``source``, onto its successor on top of ``target``: no card of its suit can be collected
+ * before the deal, and no card of ``target`` can be linked onto the top of ``source`` now. */
+static inline int reversible_link(const State *s, int card, int source, int target) {
+    if (!(s->stock_suits >> (card / 13) & 1)) return 0;
+    int top = s->cols[source][s->len[source] - 1];
+    if (!RANK[top]) return 1;
+    int below = top - 1;
+    return s->where[below] != target || s->hidden[below];
+}
+
+static int first_link(State *s, Move *out, int rule2, int rule9, int rule10) {
     int n = s->ncols;
     s->nseen = 0;
     s->nseen_empty = 0;
@@ -536,6 +550,8 @@ static int first_link(State *s, Move *out, int rule2, int rule9) {
             s->seen[s->nseen++] = (Move){(short)card, (short)source, (short)target};
             /* Rule 9 (Wasp, after the deal): a face-up card at row 0 onto its successor. */
             if (rule9 && !s->row[card]) goto found;
+            /* Rule 10 (Wasp under when-stuck, before the deal): the same where it can be undone. */
+            if (rule10 && !s->row[card] && reversible_link(s, card, source, target)) goto found;
             if (!rule2) continue;
             /* the tail test's first check, here without a call */
             if (s->tails && s->len[source] - s->row[card] == RANK[card] + 1 && carries_tail(s, card, source))
@@ -1204,9 +1220,10 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
     }
     int rule2 = s->links && (!s->nstock || !(s->any_time || (s->wasp && !s->early)));
     int rule9 = s->bottoms && (!s->nstock || (s->early && !s->any_time));
-    if (rule2 || rule9) {
+    int rule10 = s->reversible && s->nstock && !s->early;
+    if (rule2 || rule9 || rule10) {
         Move link;
-        while (s->found < 4 && first_link(s, &link, rule2, rule9)) {
+        while (s->found < 4 && first_link(s, &link, rule2, rule9, rule10)) {
             if (mask_any(sleep)) {
                 if (s->wasp && !s->early) /* Wasp: afresh, but not in the first look for a win */
                     memset(sleep, 0, sizeof *sleep);
@@ -1592,6 +1609,9 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     s->early = (rules & RULE_EARLY) != 0;
     s->natural = s->early && (rules & RULE_NATURAL) != 0;
     s->bottoms = wasp && (rules & RULE_BOTTOMS) != 0;
+    s->reversible = wasp && !any_time && (rules & RULE_REVERSIBLE) != 0;
+    s->stock_suits = 0;
+    for (int i = 0; i < nstock; i++) s->stock_suits |= 1 << (s->stock[i] / 13);
     s->kings = (rules & RULE_KINGS) != 0;
     s->links = (rules & RULE_LINKS) != 0;
     s->checks = (rules & RULE_DEAD) && !wasp;

@@ -22,7 +22,19 @@ CELL_BASE: Final = 100
 NO_CARD: Final = -1
 """An empty reserve cell (as in :mod:`protocol.game.board`)."""
 ALL_RULES: Final = frozenset(
-    {"symmetry", "links", "tails", "dead", "kings", "sleep", "commute", "settled", "direct", "bottoms"}
+    {
+        "symmetry",
+        "links",
+        "tails",
+        "dead",
+        "kings",
+        "sleep",
+        "commute",
+        "settled",
+        "direct",
+        "bottoms",
+        "reversible",
+    }
 )
 EARLY: Final = "early"
 """Not a pruning rule: rules 7, 8 and 9 (and Wasp's rules 2 and 6 with them) before the
@@ -95,6 +107,12 @@ class Search:
         self.natural = self.early and NATURAL in rules
         self.kings = "kings" in rules
         self.bottoms = wasp and "bottoms" in rules
+        self.reversible = wasp and not any_time and "reversible" in rules
+        # The suits with a card in the reserve, as bits: none of them can be collected
+        # before the deal (rule 10).
+        self.stock_suits = 0
+        for card in stock:
+            self.stock_suits |= 1 << card // 13
         self.where = [FOUNDATION] * 52
         self.row = [0] * 52
         """Each card's row in its column, while it is in one (kept by every move)."""
@@ -195,15 +213,20 @@ class Search:
 
     # -- move generation --------------------------------------------------------------------
 
-    def first_link(self, rule2: bool = True, rule9: bool = False) -> tuple[int, int, int] | None:
-        """Return the first legal forced link (rules 2 and 9, as asked), or ``None``.
+    def first_link(
+        self, rule2: bool = True, rule9: bool = False, rule10: bool = False
+    ) -> tuple[int, int, int] | None:
+        """Return the first legal forced link (rules 2, 9 and 10, as asked), or ``None``.
 
         Rule 2 forces a link when its target column is a rooted run (face up, reading King,
         Queen, ... of one suit from its bottom: nothing in it ever moves again), or when the
         card it moves carries exactly the rest of its suit down to the Ace (a complete
         tail: none of those cards ever moves again, and nothing can join them). Rule 9
-        (Wasp, after the deal) forces the link of a face-up card at row 0. With ``NATURAL``
-        (the first look for a win only) rule 2 also forces a link onto a natural run.
+        (Wasp, after the deal) forces the link of a face-up card at row 0. Rule 10 (Wasp
+        under when-stuck, before the deal) forces it too where the link can be undone and
+        no move can carry the successor onto the card's own column now
+        (:meth:`reversible_link`). With ``NATURAL`` (the first look for a win only) rule 2
+        also forces a link onto a natural run.
         """
         cols = self.cols
         where = self.where
@@ -224,6 +247,8 @@ class Search:
                 if source == target or hidden[card]:
                     continue
                 if rule9 and not self.row[card]:
+                    return (card, source, target)
+                if rule10 and not self.row[card] and self.reversible_link(card, source, target):
                     return (card, source, target)
                 if not rule2:
                     continue
@@ -250,6 +275,20 @@ class Search:
                 if not row:
                     return (card, source, target)
         return None
+
+    def reversible_link(self, card: int, source: int, target: int) -> bool:
+        """Rule 10's test for the link of ``card``, face up at row 0 of ``source``, onto its
+        successor on top of ``target``: no card of its suit can be collected before the
+        deal (so the link collects nothing, and moving the column back into the column it
+        empties undoes it), and no card of ``target`` can be linked onto the top of
+        ``source`` now (which would carry the successor onto the card's own column)."""
+        if self.stock_suits >> card // 13 & 1 == 0:
+            return False
+        top = self.cols[source][-1]
+        if not top % 13:
+            return True
+        below = top - 1
+        return self.where[below] != target or self.hidden[below]
 
     def moves(self, every_empty: bool = False) -> list[tuple[int, int, int]]:
         """Return the legal moves (engine semantics), in search order.
@@ -892,9 +931,12 @@ class _Run:
         # Rule 9: after the deal; before it under when-stuck only in the first look for a
         # win (``early``), where a line found is a win whatever was left out.
         rule9 = state.bottoms and (not state.stock or (state.early and not state.any_time))
-        if rule2 or rule9:
+        # Rule 10: before the deal under when-stuck (in the search proper: the first look
+        # for a win forces every such link, rule 9).
+        rule10 = state.reversible and bool(state.stock) and not state.early
+        if rule2 or rule9 or rule10:
             while state.found < 4:
-                link = state.first_link(rule2, rule9)
+                link = state.first_link(rule2, rule9, rule10)
                 if link is None:
                     break
                 if sleep:

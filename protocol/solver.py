@@ -50,6 +50,11 @@ exact model of small Wasp games):
 9. *Bottom links (Wasp).* After the deal, a face-up card at row 0 whose successor tops
    another column is linked onto it without branching (with the whole column): that
    keeps a winnable position winnable.
+10. *Reversible bottom links (Wasp, when-stuck).* Before the deal, the same link is played
+    without branching where a card of its suit is in the reserve and no card of the
+    successor's column can be linked onto the top of the card's own column: moving the
+    column back into the column it empties undoes it, and every stuck position (where the
+    deal comes) stays reachable.
 
 The search itself is defined by :mod:`protocol.search`, which keeps the position in plain
 lists that mirror :class:`~protocol.game.Board` exactly (same column indices, same
@@ -94,6 +99,7 @@ _RULE_ORDER = (
     EARLY,
     "bottoms",
     NATURAL,
+    "reversible",
 )
 _RULE_BITS = {name: 1 << index for index, name in enumerate(_RULE_ORDER)}
 """The rule names as ``_fastsearch`` takes them (its ``RULE_*`` bits)."""

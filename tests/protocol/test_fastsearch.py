@@ -63,7 +63,9 @@ def test_the_c_and_the_python_search_do_the_same_work_on_deals(variant: str) -> 
     rng = random.Random(f"fast {variant}")
     outcomes: set[int] = set()
     nodes = 0
-    for index in range(24):
+    # Wasp's deals are mostly decided in a few hundred nodes (rule 10 made its searches
+    # before the deal under when-stuck smaller still): more of them, so that some run out.
+    for index in range(40 if variant == "wasp" else 24):
         rule = ("any-time", "when-stuck")[index % 2]
         board = Board.new(variant, rng.randrange(32001, 10**20), rule)
         for rules in _rule_sets(rng):

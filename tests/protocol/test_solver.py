@@ -423,6 +423,32 @@ def test_rule_6_with_rule_8_keeps_awake_a_move_whose_successor_a_collection_unco
     assert board.columns[0] == [card_from_text("6H")] and empty not in _moves_by_bit(board)
 
 
+def test_rule_10_forces_a_link_from_row_0_before_the_deal_where_it_can_be_undone() -> None:
+    # Wasp under when-stuck, before the deal: 5H lies face up at row 0 of column 1 (4D on
+    # it), 6H tops column 2, and AH and 2H are in the reserve, so the link collects nothing
+    # and moving 5H 4D back into the column it empties undoes it. No card of column 2 can go
+    # onto 4D now. The search proper links it without branching.
+    columns = "5H4D/kdQHJHTH9H8H7H6H/KHQDJDTD9D8D7D6D5D/4H3D2D3H/-/-/-"
+    five_h = card_from_text("5H")
+
+    def forced(text: str, rules: frozenset[str] = ALL_RULES) -> list[tuple[int, int, int]]:
+        run = _Run(_state(board_from_text(text), rules=rules))
+        assert run.enter(False, -1, 0, False) is not None
+        return run.line()
+
+    assert forced(f"wasp when-stuck {columns} ad2hah CS") == [(five_h, 0, 1)]
+    assert forced(f"wasp when-stuck {columns} ad2hah CS", ALL_RULES - {"reversible"}) == []
+    # Not under the any-time rule (the deal may come while the column is empty).
+    assert forced(f"wasp any-time {columns} ad2hah CS") == []
+    # Not when no heart is in the reserve: the hearts might be collected before the deal,
+    # and a link that collects a run cannot be undone.
+    assert forced("wasp when-stuck 5H4D/kdQHJHTH9H8H7H6H/KHQDJDTD9D8D7D6D5D/4H3H2HAH/-/-/- ad3d2d CS") == []
+    # Not when a card of 6H's column can be linked onto the top of 5H's column now: 3D (with
+    # QH down to 6H on it) onto 4D would carry 6H onto 5H's own column.
+    crossing = "5H4D/kd3DQHJHTH9H8H7H6H/KHQDJDTD9D8D7D6D5D/4H2D3H/-/-/-"
+    assert forced(f"wasp when-stuck {crossing} ad2hah CS") == []
+
+
 def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> None:
     # The King of diamonds lies on the complete hearts run (King of hearts at row 0), so the
     # card numbers run on without a break across the suits; the column is not rooted, and the
@@ -449,12 +475,13 @@ def test_rule_9_forces_the_link_of_a_face_up_card_at_row_0_after_the_deal_only()
     run = _Run(_state(after, rules=ALL_RULES - {"bottoms"}))
     assert run.enter(False, -1, 0, False) is not None
     assert run.line() == []
-    # Face down at row 0, 5H is not forced; nor before the deal (three cards in reserve).
+    # Face down at row 0, 5H is not forced; nor before the deal (three cards in reserve),
+    # but by rule 10 (below).
     hidden = board_from_text(f"wasp when-stuck {columns.replace('5H', '5h').format(rest='AD2HAH')} - CS")
     assert _state(hidden).first_link(rule2=False, rule9=True) is None
-    before = _state(board_from_text(f"wasp when-stuck {columns.format(rest='')} ad2hah CS"))
-    assert before.first_link(rule2=False, rule9=True) == (five_h, 0, 1)
-    run = _Run(before)
+    before = board_from_text(f"wasp when-stuck {columns.format(rest='')} ad2hah CS")
+    assert _state(before).first_link(rule2=False, rule9=True) == (five_h, 0, 1)
+    run = _Run(_state(before, rules=ALL_RULES - {"reversible"}))
     assert run.enter(False, -1, 0, False) is not None
     assert run.line() == []
     # The first look for a win under when-stuck (EARLY) forces it before the deal too: a
@@ -535,7 +562,7 @@ def test_wasp_under_when_stuck_looks_for_a_win_with_rules_7_and_8_before_the_dea
     with pytest.raises(ValueError, match="unknown pruning rules: early"):
         solve(Board.new("wasp", 1, "when-stuck"), 100, rules=ALL_RULES | {EARLY})
     # Three deals the search proper leaves unknown at 3 million nodes, won by the first look.
-    for number in (72627007426553687472, 27809243280526937617, 17017878042644889611):
+    for number in (38088546664185755953, 27809243280526937617, 17017878042644889611):
         board = Board.new("wasp", number, "when-stuck")
         assert run_search(_state(board), 3_000_000)[0] == UNDECIDED
         solution = solve(board, 3_000_000)
@@ -703,17 +730,22 @@ def test_rule_5_after_a_move_from_a_cell_finds_the_cycle_it_closes() -> None:
     assert state.tangled_from(seeds)
 
 
-def _forced_links(board: Board, rooted_too: bool, bottoms: bool = False) -> list[Move]:
+def _forced_links(
+    board: Board, rooted_too: bool, bottoms: bool = False, reversible: bool = False
+) -> list[Move]:
     """The legal links that carry the leading card's whole lower tail (down to its Ace),
     and with ``rooted_too`` those onto a rooted run: the links rule 2 forces. Without it,
     only the tails onto columns that are not rooted runs. With ``bottoms``, only the links
-    rule 9 forces instead: of a face-up card at row 0 (Wasp, after the deal)."""
+    rule 9 forces instead: of a face-up card at row 0 (Wasp, after the deal); with
+    ``reversible``, those rule 10 forces (Wasp under when-stuck, before the deal)."""
     found = []
     for move in board.legal_moves():
         if move.is_deal or not board.columns[move.target]:
             continue
-        if bottoms:
-            if not board.stock and move.source < 100 and board.columns[move.source][0] == move.card:
+        if bottoms or reversible:
+            at_row_0 = move.source < 100 and board.columns[move.source][0] == move.card
+            undone = board.stock and _state(board).reversible_link(move.card, move.source, move.target)
+            if at_row_0 and ((bottoms and not board.stock) or (reversible and undone)):
                 found.append(move)
             continue
         low = move.card % 13
@@ -738,6 +770,7 @@ def _forced_links(board: Board, rooted_too: bool, bottoms: bool = False) -> list
         (("scorpion", "scorpion-ii", "three-blind-mice"), "tails", False),
         (("wasp",), "links", True),
         (("wasp",), "bottoms", False),
+        (("wasp",), "reversible", False),
     ],
 )
 def test_forced_links_keep_every_winnable_position_winnable(
@@ -748,7 +781,8 @@ def test_forced_links_keep_every_winnable_position_winnable(
     rng = random.Random(f"forced links {rule_name}")
     without = ALL_RULES - {rule_name}
     checked = 0
-    for index in range(240):
+    # Rule 10 applies before the deal under when-stuck only: twice the deals for it.
+    for index in range(480 if rule_name == "reversible" else 240):
         variant = variants[index % len(variants)]
         rule = ("any-time", "when-stuck")[index // 3 % 2]
         board = Board.new(variant, rng.randrange(32001, 10**20), rule)
@@ -758,8 +792,12 @@ def test_forced_links_keep_every_winnable_position_winnable(
         position = board.copy(stack=False)
         for move in solution.moves:
             bottoms = rule_name == "bottoms"  # rule 9: after the deal only
-            applies = not position.stock or (position.rule is ReserveRule.WHEN_STUCK and not bottoms)
-            forced = _forced_links(position, rooted_too, bottoms=bottoms)
+            reversible = rule_name == "reversible"  # rule 10: before it, under when-stuck
+            if reversible:
+                applies = bool(position.stock) and position.rule is ReserveRule.WHEN_STUCK
+            else:
+                applies = not position.stock or (position.rule is ReserveRule.WHEN_STUCK and not bottoms)
+            forced = _forced_links(position, rooted_too, bottoms=bottoms, reversible=reversible)
             if applies and forced and not position.is_won():
                 verdict = solve(position, 50_000).verdict
                 assert verdict is not Verdict.UNWINNABLE, board_to_text(position)
@@ -780,6 +818,7 @@ NON_WASP = ("scorpion", "scorpion-ii", "three-blind-mice")
         (("wasp",), "commute", "rule 6 wasp", 150, 20),
         (("wasp",), "direct", "rule 8", 150, 20),
         (("wasp",), "bottoms", "rule 9", 150, 20),
+        (("wasp",), "reversible", "rule 10", 150, 20),
         (NON_WASP, "tails", "forced link verdicts tails", 30, 100),
         (NON_WASP, "kings", "rule 5 kings", 30, 100),
     ],

@@ -1,4 +1,4 @@
-"""Rules 7 and 8's claims, checked exactly on every position of small Wasp games.
+"""Rules 7, 8 and 10's claims, checked exactly on every position of small Wasp games.
 
 `wasp_model` is Wasp with fewer suits, ranks and columns, solved exactly. The first test
 ties it to the engine: with thirteen ranks and seven columns it is Wasp, move for move.
@@ -20,11 +20,14 @@ from .wasp_model import (
     _children,
     _distances,
     _key,
+    _random_deal,
     check,
+    dealt_positions,
     describe,
     explore,
     explore_from,
     potential,
+    reversible_links,
 )
 
 
@@ -181,3 +184,83 @@ def test_linking_a_card_under_a_natural_run_onto_its_successor_can_lose_the_win(
     (_, of_three), (_, of_four) = [col for col in u.states[0][1] if three in col[1] or four in col[1]]
     assert of_three[-1] == three and of_four[-1] == four
     assert card("2D") not in of_four and card("1D") not in of_four
+
+
+def _rule_10_over_deals(
+    suits: int, ranks: int, columns: int, down: int, reserve: int, deals: int, **leave_out: bool
+) -> tuple[int, int, int, int]:
+    """Random deals of a small Wasp under when-stuck, each explored before the deal with
+    every move and with rule 10's links forced: (deals where the deal lands on fewer
+    positions with them, positions lost so, links forced, positions the deal lands on)."""
+    u = Universe(suits, ranks)
+    rng = random.Random(10)
+    differ = lost = forced = landed = 0
+    for _ in range(deals):
+        start = _random_deal(u, rng, columns, down, reserve)
+        every, _ = dealt_positions(u, start, rule10=False)
+        kept, count = dealt_positions(u, start, rule10=True, **leave_out)
+        assert kept <= every  # a forced link is a legal move
+        differ += kept != every
+        lost += len(every - kept)
+        forced += count
+        landed += len(every)
+    return differ, lost, forced, landed
+
+
+@pytest.mark.parametrize(
+    ("suits", "ranks", "columns", "down", "reserve"),
+    [(3, 4, 4, 1, 2), (3, 5, 4, 1, 2), (4, 3, 4, 1, 3)],
+)
+def test_rule_10s_links_keep_every_position_the_deal_can_land_on(
+    suits: int, ranks: int, columns: int, down: int, reserve: int
+) -> None:
+    # Before the deal under when-stuck, a deal is won exactly when the deal, played at some
+    # stuck position the game can reach, leads to a winnable position; rule 10 must keep
+    # every such position reachable, and so it does, deal by deal, while forcing thousands
+    # of links.
+    differ, lost, forced, landed = _rule_10_over_deals(suits, ranks, columns, down, reserve, 60)
+    assert (differ, lost) == (0, 0)
+    assert forced > 1000 and landed > 100, (forced, landed)
+
+
+def test_rule_10_without_its_crossing_test_loses_positions_the_deal_can_land_on() -> None:
+    # The second condition is needed: forcing the link where a card of the successor's
+    # column can be linked onto the top of the card's own column loses the positions that
+    # link leads to (it carries the successor onto the card's column, and the forced link
+    # would have taken the card away first).
+    differ, lost, _, _ = _rule_10_over_deals(3, 5, 4, 1, 2, 60, crossing=False)
+    assert differ > 0 and lost > 0
+
+
+def test_the_models_rule_10_is_the_searchs() -> None:
+    # With thirteen ranks and seven columns, the links the model's rule 10 forces are those
+    # the search's test (``Search.reversible_link``) lets it force, position by position in
+    # random Wasp games before the deal under when-stuck; the search forces one of them.
+    full = Universe(suits=4, ranks=13)
+    rng = random.Random(11)
+    forced = compared = 0
+    for number in range(1, 161):
+        board = Board.new("wasp", number, ReserveRule.WHEN_STUCK)
+        for _ in range(150):
+            moves = board.legal_moves()
+            if not moves or not board.stock:
+                break
+            state = _state(board)
+            links = [
+                Move(card, source, target)
+                for card, source, target in state.moves()
+                if card >= 0
+                and state.cols[source][0] == card
+                and state.cols[target]
+                and state.cols[target][-1] == card + 1
+                and state.reversible_link(card, source, target)
+            ]
+            assert set(reversible_links(full, _model_state(board))) == _children_of(board, links), board
+            first = state.first_link(False, False, True)
+            assert (first is None) == (not links), board
+            if first is not None:
+                assert Move(*first) in links
+            forced += len(links)
+            compared += 1
+            board.push(rng.choice(moves))
+    assert compared > 1000 and forced > 100, (compared, forced)

@@ -320,6 +320,74 @@ def check(u: Universe, *, before_the_deal: bool = False) -> Findings:
     return found
 
 
+def reversible_links(u: Universe, state: State, *, crossing: bool = True, suit: bool = True) -> list[State]:
+    """Rule 10, before the deal: the positions after each link it forces (none after it).
+
+    A face-up card ``x`` at row 0 of a column, whose successor tops another column, is
+    linked there when a card of ``x``'s suit is in the reserve (so the link collects
+    nothing, and moving the column back into the column it empties undoes it) and no card
+    of the successor's column can be linked onto the top of ``x``'s column now (such a
+    move would carry the successor onto ``x``'s own column). ``crossing=False`` or
+    ``suit=False`` leaves that condition out (for showing that each is needed).
+    """
+    reserve, columns = state
+    out: list[State] = []
+    if not reserve:
+        return out
+    stocked = {card // u.ranks for card in reserve}
+    for j, (down_j, cards_j) in enumerate(columns):
+        if len(cards_j) <= down_j or u.rank(cards_j[-1]) == 1:
+            continue
+        x = cards_j[-1] - 1
+        for i, (down, cards) in enumerate(columns):
+            if i == j or down or not cards or cards[0] != x:
+                continue
+            if suit and x // u.ranks not in stocked:
+                continue
+            top = cards[-1]
+            if crossing and u.rank(top) > 1 and any(c == top - 1 for c in cards_j[down_j:]):
+                continue
+            new = list(columns)
+            new[i] = (0, ())
+            new[j] = _settle(u, (down_j, cards_j + cards))
+            out.append(_key(reserve, new))
+    return out
+
+
+def dealt_positions(
+    u: Universe, start: State, *, rule10: bool, crossing: bool = True, suit: bool = True
+) -> tuple[set[State], int]:
+    """Where the deal lands from every stuck position reachable from ``start`` (a position
+    before the deal), exploring every move or (``rule10``) playing rule 10's links without
+    branching wherever they apply, as the search does; and how many links that forced."""
+    forced = 0
+
+    def settled(state: State) -> State:
+        nonlocal forced
+        while rule10:
+            links = reversible_links(u, state, crossing=crossing, suit=suit)
+            if not links:
+                break
+            state = links[0]
+            forced += 1
+        return state
+
+    first = settled(start)
+    seen = {first}
+    stack = [first]
+    dealt: set[State] = set()
+    while stack:
+        for child, *_, deal in _children(u, stack.pop()):
+            if deal:
+                dealt.add(child)
+                continue
+            child = settled(child)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return dealt, forced
+
+
 def describe(u: Universe, k: int) -> str:
     suits = "SHDCXYZW"
     names = {c: f"{u.rank(c)}{suits[c // u.ranks]}" for c in range(u.suits * u.ranks)}
