@@ -21,21 +21,6 @@ CELL_BASE: Final = 100
 """Where a card in reserve cell ``i`` is: ``CELL_BASE + i`` (as in :mod:`protocol.game.move`)."""
 NO_CARD: Final = -1
 """An empty reserve cell (as in :mod:`protocol.game.board`)."""
-ALL_RULES: Final = frozenset(
-    {
-        "symmetry",
-        "links",
-        "tails",
-        "dead",
-        "kings",
-        "sleep",
-        "commute",
-        "settled",
-        "direct",
-        "bottoms",
-        "reversible",
-    }
-)
 EARLY: Final = "early"
 """Not a pruning rule: rules 7, 8 and 9 (and Wasp's rules 2 and 6 with them) before the
 deal under when-stuck too, where 7 and 8 can lose winnable positions and 9 is not proved.
@@ -46,6 +31,24 @@ NATURAL: Final = "natural"
 column whose top three cards or more, face up, read down by one in a suit (a *natural
 run*), whatever lies under them. Not sound (a card below the run may need a card the link
 moves); the solver's first look for a win tries it before the look with ``EARLY`` alone."""
+RULE_NAMES: Final = (
+    "symmetry",
+    "links",
+    "tails",
+    "dead",
+    "kings",
+    "sleep",
+    "commute",
+    "settled",
+    "direct",
+    EARLY,
+    "bottoms",
+    NATURAL,
+    "reversible",
+)
+"""Every name ``Search`` takes, in the order of the C search's ``RULE_*`` bits."""
+ALL_RULES: Final = frozenset(RULE_NAMES) - {EARLY, NATURAL}
+"""The pruning rules (``docs/solver.md``)."""
 
 WON: Final = 0
 LOST: Final = 1

@@ -75,7 +75,7 @@ from enum import StrEnum
 from .game.board import Board
 from .game.move import DEAL, Move
 from .game.variant import ReserveRule, Variant, get_variant
-from .search import ALL_RULES, EARLY, LOST, NATURAL, UNDECIDED, WON, Search, search
+from .search import ALL_RULES, EARLY, LOST, NATURAL, RULE_NAMES, UNDECIDED, WON, Search, search
 
 try:
     from . import _fastsearch
@@ -86,22 +86,7 @@ NATIVE = _fastsearch is not None
 """Whether the search in C is installed (see :func:`run_search`): budgets in nodes cost
 about a tenth of the time they cost ``protocol.search`` compiled with mypyc."""
 
-_RULE_ORDER = (
-    "symmetry",
-    "links",
-    "tails",
-    "dead",
-    "kings",
-    "sleep",
-    "commute",
-    "settled",
-    "direct",
-    EARLY,
-    "bottoms",
-    NATURAL,
-    "reversible",
-)
-_RULE_BITS = {name: 1 << index for index, name in enumerate(_RULE_ORDER)}
+_RULE_BITS = {name: 1 << index for index, name in enumerate(RULE_NAMES)}
 """The rule names as ``_fastsearch`` takes them (its ``RULE_*`` bits)."""
 
 __all__ = [

@@ -7,6 +7,7 @@ ties it to the engine: with thirteen ranks and seven columns it is Wasp, move fo
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -45,36 +46,45 @@ def _children_of(board: Board, moves: list[Move]) -> set[object]:
     return children
 
 
+def _random_wasp_games(
+    games: int, seed: int, *, until_the_deal: bool = False
+) -> Iterator[tuple[Board, list[Move]]]:
+    """The positions of random Wasp games under when-stuck (deals 1 to ``games``, up to 150
+    moves each, or only until the deal), each with its legal moves; the game goes on with a
+    random one of them once the caller is done with the position."""
+    rng = random.Random(seed)
+    for number in range(1, games + 1):
+        board = Board.new("wasp", number, ReserveRule.WHEN_STUCK)
+        for _ in range(150):
+            moves = board.legal_moves()
+            if not moves or (until_the_deal and not board.stock):
+                break
+            yield board, moves
+            board.push(rng.choice(moves))
+
+
 def test_the_model_with_thirteen_ranks_makes_the_engines_wasp_moves_and_the_searchs_choice() -> None:
     # The model's moves are the engine's; after the deal, those it calls neither idle nor
     # detours are the ones the search tries with rules 7 and 8, and before it the search
     # tries them all (every empty column offered, as the model offers one of each class).
     full = Universe(suits=4, ranks=13)
-    rng = random.Random(7)
-    compared = dealt = 0
-    for number in range(1, 81):
-        board = Board.new("wasp", number, ReserveRule.WHEN_STUCK)
-        for _ in range(150):
-            moves = board.legal_moves()
-            if not moves:
-                break
-            model = _children(full, _model_state(board))
-            assert {child for child, *_ in model} == _children_of(board, moves), board
-            search = _state(board, rules=frozenset({"settled", "direct"})).moves(every_empty=True)
-            tried = [DEAL if card < 0 else Move(card, source, target) for card, source, target in search]
-            kept = {child for child, _, _, _, idle, detour, _ in model if board.stock or not (idle or detour)}
-            assert kept == _children_of(board, tried), board
-            # With EARLY (used only to look for a win first) they are left out before the
-            # deal too, and the deal still comes only when the engine allows it.
-            quick = _state(board, rules=frozenset({"settled", "direct", EARLY})).moves(every_empty=True)
-            tried = [DEAL if card < 0 else Move(card, source, target) for card, source, target in quick]
-            clean = {child for child, _, _, _, idle, detour, _ in model if not (idle or detour)}
-            assert clean == _children_of(board, tried), board
-            compared += 1
-            move = rng.choice(moves)
-            dealt += move == DEAL
-            board.push(move)
-    assert compared > 1000 and dealt > 10, (compared, dealt)
+    compared = after = 0
+    for board, moves in _random_wasp_games(80, 7):
+        model = _children(full, _model_state(board))
+        assert {child for child, *_ in model} == _children_of(board, moves), board
+        search = _state(board, rules=frozenset({"settled", "direct"})).moves(every_empty=True)
+        tried = [DEAL if card < 0 else Move(card, source, target) for card, source, target in search]
+        kept = {child for child, _, _, _, idle, detour, _ in model if board.stock or not (idle or detour)}
+        assert kept == _children_of(board, tried), board
+        # With EARLY (used only to look for a win first) they are left out before the
+        # deal too, and the deal still comes only when the engine allows it.
+        quick = _state(board, rules=frozenset({"settled", "direct", EARLY})).moves(every_empty=True)
+        tried = [DEAL if card < 0 else Move(card, source, target) for card, source, target in quick]
+        clean = {child for child, _, _, _, idle, detour, _ in model if not (idle or detour)}
+        assert clean == _children_of(board, tried), board
+        compared += 1
+        after += not board.stock
+    assert compared > 1000 and after > 300, (compared, after)
 
 
 @pytest.mark.parametrize(
@@ -237,30 +247,23 @@ def test_the_models_rule_10_is_the_searchs() -> None:
     # the search's test (``Search.reversible_link``) lets it force, position by position in
     # random Wasp games before the deal under when-stuck; the search forces one of them.
     full = Universe(suits=4, ranks=13)
-    rng = random.Random(11)
     forced = compared = 0
-    for number in range(1, 161):
-        board = Board.new("wasp", number, ReserveRule.WHEN_STUCK)
-        for _ in range(150):
-            moves = board.legal_moves()
-            if not moves or not board.stock:
-                break
-            state = _state(board)
-            links = [
-                Move(card, source, target)
-                for card, source, target in state.moves()
-                if card >= 0
-                and state.cols[source][0] == card
-                and state.cols[target]
-                and state.cols[target][-1] == card + 1
-                and state.reversible_link(card, source, target)
-            ]
-            assert set(reversible_links(full, _model_state(board))) == _children_of(board, links), board
-            first = state.first_link(False, False, True)
-            assert (first is None) == (not links), board
-            if first is not None:
-                assert Move(*first) in links
-            forced += len(links)
-            compared += 1
-            board.push(rng.choice(moves))
+    for board, _ in _random_wasp_games(160, 11, until_the_deal=True):
+        state = _state(board)
+        links = [
+            Move(card, source, target)
+            for card, source, target in state.moves()
+            if card >= 0
+            and state.cols[source][0] == card
+            and state.cols[target]
+            and state.cols[target][-1] == card + 1
+            and state.reversible_link(card, source, target)
+        ]
+        assert set(reversible_links(full, _model_state(board))) == _children_of(board, links), board
+        first = state.first_link(False, False, True)
+        assert (first is None) == (not links), board
+        if first is not None:
+            assert Move(*first) in links
+        forced += len(links)
+        compared += 1
     assert compared > 1000 and forced > 100, (compared, forced)
