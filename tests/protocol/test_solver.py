@@ -476,7 +476,7 @@ def test_rule_9_forces_the_link_of_a_face_up_card_at_row_0_after_the_deal_only()
     assert run.enter(False, -1, 0, False) is not None
     assert run.line() == []
     # Face down at row 0, 5H is not forced; nor before the deal (three cards in reserve),
-    # but by rule 10 (below).
+    # but by rule 10 (its own test, above).
     hidden = board_from_text(f"wasp when-stuck {columns.replace('5H', '5h').format(rest='AD2HAH')} - CS")
     assert _state(hidden).first_link(rule2=False, rule9=True) is None
     before = board_from_text(f"wasp when-stuck {columns.format(rest='')} ad2hah CS")
@@ -743,9 +743,13 @@ def _forced_links(
         if move.is_deal or not board.columns[move.target]:
             continue
         if bottoms or reversible:
-            at_row_0 = move.source < 100 and board.columns[move.source][0] == move.card
-            undone = board.stock and _state(board).reversible_link(move.card, move.source, move.target)
-            if at_row_0 and ((bottoms and not board.stock) or (reversible and undone)):
+            if move.source >= 100 or board.columns[move.source][0] != move.card:
+                continue  # not at row 0
+            if not board.stock:
+                forced = bottoms
+            else:
+                forced = reversible and _state(board).reversible_link(move.card, move.source, move.target)
+            if forced:
                 found.append(move)
             continue
         low = move.card % 13
