@@ -529,6 +529,32 @@ static inline int reversible_link(const State *s, int card, int source, int targ
     return s->where[below] != target || s->hidden[below];
 }
 
+/* Rule 10 where a crossing is legal (Search.reversible_choice): at the first link from row 0
+ * that rule 10 would force but for its crossing, keep only that link and the crossing among
+ * the ``count`` moves from ``start``; return how many are kept. */
+static int reversible_choice(State *s, size_t start, int count) {
+    int n = s->ncols;
+    for (int target = 0; target < n; target++) {
+        int len = s->len[target];
+        if (!len) continue;
+        int top = s->cols[target][len - 1];
+        if (!RANK[top]) continue;
+        int card = top - 1, source = s->where[card];
+        if (source >= n || source == target || s->hidden[card] || s->row[card]) continue;
+        if (reversible_link(s, card, source, target) || !(s->stock_suits >> (card / 13) & 1)) continue;
+        int crossing = s->cols[source][s->len[source] - 1] - 1; /* lies face up in target */
+        size_t kept = start;
+        for (size_t i = start; i < start + (size_t)count; i++) {
+            Move m = s->moves[i];
+            if ((m.card == card && m.target == target) || (m.card == crossing && m.target == source))
+                s->moves[kept++] = m;
+        }
+        s->nmoves = kept;
+        return (int)(kept - start);
+    }
+    return count;
+}
+
 static int first_link(State *s, Move *out, int rule2, int rule9, int rule10) {
     int n = s->ncols;
     s->nseen = 0;
@@ -1251,6 +1277,7 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
         __builtin_prefetch(&s->slots[first_slot(s, h)]);
         count = gen_moves(s);
         if (s->failed) return -1;
+        if (rule10) count = reversible_choice(s, start, count);
         if (mask_any(sleep)) {
             /* Every move asleep (the deal never is): nothing to try, and the table is not
              * asked. A new position is not stored: a later arrival finds no entry and tries

@@ -293,6 +293,27 @@ class Search:
         below = top - 1
         return self.where[below] != target or self.hidden[below]
 
+    def reversible_choice(self, moves: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        """Rule 10 where a crossing is legal: at the first link from row 0 that rule 10
+        would force but for its crossing (the top of the card's column minus one lies face
+        up in the successor's column), keep only that link and the crossing of ``moves``."""
+        cols = self.cols
+        where = self.where
+        n = self.ncols
+        for target in range(n):
+            col = cols[target]
+            if not col or not col[-1] % 13:
+                continue
+            card = col[-1] - 1
+            source = where[card]
+            if source >= n or source == target or self.hidden[card] or self.row[card]:
+                continue
+            if self.reversible_link(card, source, target) or self.stock_suits >> card // 13 & 1 == 0:
+                continue
+            crossing = cols[source][-1] - 1  # lies face up in ``target``
+            return [m for m in moves if m[::2] == (card, target) or m[::2] == (crossing, source)]
+        return moves
+
     def moves(self, every_empty: bool = False) -> list[tuple[int, int, int]]:
         """Return the legal moves (engine semantics), in search order.
 
@@ -966,6 +987,8 @@ class _Run:
                 # arrival tries another move either way (docs/solver.md, "New positions with every
                 # move asleep").
                 moves = state.moves()
+                if rule10:
+                    moves = state.reversible_choice(moves)
                 wasp = state.wasp
                 if all(m[0] >= 0 and sleep >> (state.bit(m[0], m[2]) if wasp else m[0]) & 1 for m in moves):
                     self.unwind(base)
@@ -997,6 +1020,8 @@ class _Run:
                     return None
         if moves is None:
             moves = state.moves()
+            if rule10:
+                moves = state.reversible_choice(moves)
         if asleep and moves and moves[-1][0] < 0:
             moves.pop()
         if not state.wasp:

@@ -54,7 +54,8 @@ exact model of small Wasp games):
     without branching where a card of its suit is in the reserve and no card of the
     successor's column can be linked onto the top of the card's own column: moving the
     column back into the column it empties undoes it, and every stuck position (where the
-    deal comes) stays reachable.
+    deal comes) stays reachable. Where such a link waits only for that other link (its
+    crossing), the search tries just the two.
 
 The search itself is defined by :mod:`protocol.search`, which keeps the position in plain
 lists that mirror :class:`~protocol.game.Board` exactly (same column indices, same

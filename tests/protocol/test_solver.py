@@ -444,9 +444,15 @@ def test_rule_10_forces_a_link_from_row_0_before_the_deal_where_it_can_be_undone
     # and a link that collects a run cannot be undone.
     assert forced("wasp when-stuck 5H4D/kdQHJHTH9H8H7H6H/KHQDJDTD9D8D7D6D5D/4H3H2HAH/-/-/- ad3d2d CS") == []
     # Not when a card of 6H's column can be linked onto the top of 5H's column now: 3D (with
-    # QH down to 6H on it) onto 4D would carry 6H onto 5H's own column.
+    # QH down to 6H on it) onto 4D would carry 6H onto 5H's own column. Then the search
+    # tries just those two links (of 22 moves).
     crossing = "5H4D/kd3DQHJHTH9H8H7H6H/KHQDJDTD9D8D7D6D5D/4H2D3H/-/-/-"
     assert forced(f"wasp when-stuck {crossing} ad2hah CS") == []
+    board = board_from_text(f"wasp when-stuck {crossing} ad2hah CS")
+    entered = _Run(_state(board)).enter(False, -1, 0, False)
+    assert entered is not None and entered[0] == [(card_from_text("3D"), 1, 0), (five_h, 0, 1)]
+    entered = _Run(_state(board, rules=ALL_RULES - {"reversible"})).enter(False, -1, 0, False)
+    assert entered is not None and len(entered[0]) == 22
 
 
 def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> None:

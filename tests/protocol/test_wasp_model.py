@@ -23,6 +23,7 @@ from .wasp_model import (
     _key,
     _random_deal,
     check,
+    crossed_links,
     dealt_positions,
     describe,
     explore,
@@ -198,23 +199,25 @@ def test_linking_a_card_under_a_natural_run_onto_its_successor_can_lose_the_win(
 
 def _rule_10_over_deals(
     suits: int, ranks: int, columns: int, down: int, reserve: int, deals: int, **leave_out: bool
-) -> tuple[int, int, int, int]:
+) -> tuple[int, int, int, int, int]:
     """Random deals of a small Wasp under when-stuck, each explored before the deal with
-    every move and with rule 10's links forced: (deals where the deal lands on fewer
-    positions with them, positions lost so, links forced, positions the deal lands on)."""
+    every move and as the search does with rule 10: (deals where the deal lands on fewer
+    positions so, positions lost so, links forced, positions where only a link and its
+    crossing were tried, positions the deal lands on)."""
     u = Universe(suits, ranks)
     rng = random.Random(10)
-    differ = lost = forced = landed = 0
+    differ = lost = forced = chosen = landed = 0
     for _ in range(deals):
         start = _random_deal(u, rng, columns, down, reserve)
-        every, _ = dealt_positions(u, start, rule10=False)
-        kept, count = dealt_positions(u, start, rule10=True, **leave_out)
-        assert kept <= every  # a forced link is a legal move
+        every, _, _ = dealt_positions(u, start, rule10=False)
+        kept, count, choices = dealt_positions(u, start, rule10=True, **leave_out)
+        assert kept <= every  # the search's moves are legal moves
         differ += kept != every
         lost += len(every - kept)
         forced += count
+        chosen += choices
         landed += len(every)
-    return differ, lost, forced, landed
+    return differ, lost, forced, chosen, landed
 
 
 @pytest.mark.parametrize(
@@ -227,10 +230,12 @@ def test_rule_10s_links_keep_every_position_the_deal_can_land_on(
     # Before the deal under when-stuck, a deal is won exactly when the deal, played at some
     # stuck position the game can reach, leads to a winnable position; rule 10 must keep
     # every such position reachable, and so it does, deal by deal, while forcing thousands
-    # of links.
-    differ, lost, forced, landed = _rule_10_over_deals(suits, ranks, columns, down, reserve, 60)
+    # of links (and, in two of the universes, trying only a link and its crossing at
+    # hundreds of positions).
+    differ, lost, forced, chosen, landed = _rule_10_over_deals(suits, ranks, columns, down, reserve, 60)
     assert (differ, lost) == (0, 0)
     assert forced > 1000 and landed > 100, (forced, landed)
+    assert chosen > 300 or reserve == 3, chosen
 
 
 def test_rule_10_without_its_crossing_test_loses_positions_the_deal_can_land_on() -> None:
@@ -238,16 +243,17 @@ def test_rule_10_without_its_crossing_test_loses_positions_the_deal_can_land_on(
     # column can be linked onto the top of the card's own column loses the positions that
     # link leads to (it carries the successor onto the card's column, and the forced link
     # would have taken the card away first).
-    differ, lost, _, _ = _rule_10_over_deals(3, 5, 4, 1, 2, 60, crossing=False)
+    differ, lost, _, _, _ = _rule_10_over_deals(3, 5, 4, 1, 2, 60, crossing=False)
     assert differ > 0 and lost > 0
 
 
 def test_the_models_rule_10_is_the_searchs() -> None:
     # With thirteen ranks and seven columns, the links the model's rule 10 forces are those
     # the search's test (``Search.reversible_link``) lets it force, position by position in
-    # random Wasp games before the deal under when-stuck; the search forces one of them.
+    # random Wasp games before the deal under when-stuck; the search forces one of them,
+    # and where none is forced but one waits for its crossing, it tries one such pair.
     full = Universe(suits=4, ranks=13)
-    forced = compared = 0
+    forced = crossed = compared = 0
     for board, _ in _random_wasp_games(160, 11, until_the_deal=True):
         state = _state(board)
         links = [
@@ -264,6 +270,17 @@ def test_the_models_rule_10_is_the_searchs() -> None:
         assert (first is None) == (not links), board
         if first is not None:
             assert Move(*first) in links
+        else:
+            # Where a link waits only for its crossing, the search tries the two alone.
+            pairs = {frozenset(pair) for pair in crossed_links(full, _model_state(board))}
+            every = state.moves()
+            kept = state.reversible_choice(every)
+            tried = _children_of(board, [Move(*m) for m in kept])
+            if pairs:
+                assert tried in pairs, board
+                crossed += 1
+            else:
+                assert kept == every, board
         forced += len(links)
         compared += 1
-    assert compared > 1000 and forced > 100, (compared, forced)
+    assert compared > 1000 and forced > 100 and crossed > 10, (compared, forced, crossed)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 Column = tuple[int, tuple[int, ...]]  # (face-down count, cards bottom to top)
@@ -320,6 +320,37 @@ def check(u: Universe, *, before_the_deal: bool = False) -> Findings:
     return found
 
 
+def _row_0_links(u: Universe, state: State, suit: bool) -> Iterator[tuple[State, State | None]]:
+    """Before the deal, each link of a face-up card ``x`` at row 0 of a column onto its
+    successor on top of another column, where a card of ``x``'s suit is in the reserve
+    (unless ``suit`` is False): the position after it, and the position after its crossing
+    (the link of the card below the top of ``x``'s column, if it lies face up in the
+    successor's column, onto that top), or None where no crossing is legal."""
+    reserve, columns = state
+    if not reserve:
+        return
+    stocked = {card // u.ranks for card in reserve}
+    for j, (down_j, cards_j) in enumerate(columns):
+        if len(cards_j) <= down_j or u.rank(cards_j[-1]) == 1:
+            continue
+        x = cards_j[-1] - 1
+        for i, (down, cards) in enumerate(columns):
+            if i == j or down or not cards or cards[0] != x or (suit and x // u.ranks not in stocked):
+                continue
+            linked = list(columns)
+            linked[i] = (0, ())
+            linked[j] = _settle(u, (down_j, cards_j + cards))
+            top = cards[-1]
+            if u.rank(top) == 1 or top - 1 not in cards_j[down_j:]:
+                yield _key(reserve, linked), None
+                continue
+            at = cards_j.index(top - 1)
+            crossed = list(columns)
+            crossed[j] = _settle(u, (down_j, cards_j[:at]))
+            crossed[i] = _settle(u, (0, cards + cards_j[at:]))
+            yield _key(reserve, linked), _key(reserve, crossed)
+
+
 def reversible_links(u: Universe, state: State, *, crossing: bool = True, suit: bool = True) -> list[State]:
     """Rule 10, before the deal: the positions after each link it forces (none after it).
 
@@ -330,37 +361,24 @@ def reversible_links(u: Universe, state: State, *, crossing: bool = True, suit: 
     move would carry the successor onto ``x``'s own column). ``crossing=False`` or
     ``suit=False`` leaves that condition out (for showing that each is needed).
     """
-    reserve, columns = state
-    out: list[State] = []
-    if not reserve:
-        return out
-    stocked = {card // u.ranks for card in reserve}
-    for j, (down_j, cards_j) in enumerate(columns):
-        if len(cards_j) <= down_j or u.rank(cards_j[-1]) == 1:
-            continue
-        x = cards_j[-1] - 1
-        for i, (down, cards) in enumerate(columns):
-            if i == j or down or not cards or cards[0] != x:
-                continue
-            if suit and x // u.ranks not in stocked:
-                continue
-            top = cards[-1]
-            if crossing and u.rank(top) > 1 and any(c == top - 1 for c in cards_j[down_j:]):
-                continue
-            new = list(columns)
-            new[i] = (0, ())
-            new[j] = _settle(u, (down_j, cards_j + cards))
-            out.append(_key(reserve, new))
-    return out
+    return [linked for linked, crossed in _row_0_links(u, state, suit) if not crossing or crossed is None]
+
+
+def crossed_links(u: Universe, state: State) -> list[tuple[State, State]]:
+    """Rule 10 where a crossing is legal, before the deal: for each link rule 10 would
+    force but for its crossing, the positions after the link and after the crossing."""
+    return [(linked, crossed) for linked, crossed in _row_0_links(u, state, True) if crossed is not None]
 
 
 def dealt_positions(
     u: Universe, start: State, *, rule10: bool, crossing: bool = True, suit: bool = True
-) -> tuple[set[State], int]:
+) -> tuple[set[State], int, int]:
     """Where the deal lands from every stuck position reachable from ``start`` (a position
-    before the deal), exploring every move or (``rule10``) playing rule 10's links without
-    branching wherever they apply, as the search does; and how many links that forced."""
-    forced = 0
+    before the deal), exploring every move or (``rule10``) as the search does: rule 10's
+    links played without branching wherever they apply, and where a link waits only for
+    its crossing, only the link and the crossing tried; and how many links were forced, and
+    at how many positions only a link and its crossing were tried."""
+    forced = chosen = 0
 
     def settled(state: State) -> State:
         nonlocal forced
@@ -377,7 +395,14 @@ def dealt_positions(
     stack = [first]
     dealt: set[State] = set()
     while stack:
-        for child, *_, deal in _children(u, stack.pop()):
+        state = stack.pop()
+        kids = _children(u, state)
+        if rule10 and crossing:
+            choice = crossed_links(u, state)
+            if choice:
+                kids = [kid for kid in kids if kid[0] in choice[0]]
+                chosen += 1
+        for child, *_, deal in kids:
             if deal:
                 dealt.add(child)
                 continue
@@ -385,7 +410,7 @@ def dealt_positions(
             if child not in seen:
                 seen.add(child)
                 stack.append(child)
-    return dealt, forced
+    return dealt, forced, chosen
 
 
 def describe(u: Universe, k: int) -> str:
