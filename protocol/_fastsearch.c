@@ -518,15 +518,18 @@ static void table_insert(State *s, const unsigned char *key, int len, uint64_t h
 
 /* -- move generation -------------------------------------------------------------------- */
 
+/* Rule 10's crossing (Search.crossing_legal): whether a card of ``target`` can be linked
+ * onto the top of ``source`` now (the card below that top lies face up in ``target``). */
+static inline int crossing_legal(const State *s, int source, int target) {
+    int top = s->cols[source][s->len[source] - 1];
+    return RANK[top] && s->where[top - 1] == target && !s->hidden[top - 1];
+}
+
 /* Rule 10's test (Search.reversible_link) for the link of ``card``, face up at row 0 of
  * ``source``, onto its successor on top of ``target``: no card of its suit can be collected
- * before the deal, and no card of ``target`` can be linked onto the top of ``source`` now. */
+ * before the deal, and no crossing is legal. */
 static inline int reversible_link(const State *s, int card, int source, int target) {
-    if (!(s->stock_suits >> (card / 13) & 1)) return 0;
-    int top = s->cols[source][s->len[source] - 1];
-    if (!RANK[top]) return 1;
-    int below = top - 1;
-    return s->where[below] != target || s->hidden[below];
+    return (s->stock_suits >> (card / 13) & 1) && !crossing_legal(s, source, target);
 }
 
 /* Rule 10 where a crossing is legal (Search.reversible_choice): at the first link from row 0
@@ -541,8 +544,8 @@ static int reversible_choice(State *s, size_t start, int count) {
         if (!RANK[top]) continue;
         int card = top - 1, source = s->where[card];
         if (source >= n || source == target || s->hidden[card] || s->row[card]) continue;
-        if (reversible_link(s, card, source, target) || !(s->stock_suits >> (card / 13) & 1)) continue;
-        int crossing = s->cols[source][s->len[source] - 1] - 1; /* lies face up in target */
+        if (!(s->stock_suits >> (card / 13) & 1) || !crossing_legal(s, source, target)) continue;
+        int crossing = s->cols[source][s->len[source] - 1] - 1;
         size_t kept = start;
         for (size_t i = start; i < start + (size_t)count; i++) {
             Move m = s->moves[i];

@@ -283,20 +283,19 @@ class Search:
         """Rule 10's test for the link of ``card``, face up at row 0 of ``source``, onto its
         successor on top of ``target``: no card of its suit can be collected before the
         deal (so the link collects nothing, and moving the column back into the column it
-        empties undoes it), and no card of ``target`` can be linked onto the top of
-        ``source`` now (which would carry the successor onto the card's own column)."""
-        if self.stock_suits >> card // 13 & 1 == 0:
-            return False
+        empties undoes it), and no crossing is legal (:meth:`crossing_legal`)."""
+        return self.stock_suits >> card // 13 & 1 == 1 and not self.crossing_legal(source, target)
+
+    def crossing_legal(self, source: int, target: int) -> bool:
+        """Whether a card of ``target`` can be linked onto the top of ``source`` now: the
+        card below that top in its suit lies face up in ``target`` (rule 10's crossing,
+        which would carry ``target``'s top onto ``source``'s own column)."""
         top = self.cols[source][-1]
-        if not top % 13:
-            return True
-        below = top - 1
-        return self.where[below] != target or self.hidden[below]
+        return top % 13 != 0 and self.where[top - 1] == target and not self.hidden[top - 1]
 
     def reversible_choice(self, moves: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
         """Rule 10 where a crossing is legal: at the first link from row 0 that rule 10
-        would force but for its crossing (the top of the card's column minus one lies face
-        up in the successor's column), keep only that link and the crossing of ``moves``."""
+        would force but for its crossing, keep only that link and the crossing of ``moves``."""
         cols = self.cols
         where = self.where
         n = self.ncols
@@ -308,10 +307,9 @@ class Search:
             source = where[card]
             if source >= n or source == target or self.hidden[card] or self.row[card]:
                 continue
-            if self.reversible_link(card, source, target) or self.stock_suits >> card // 13 & 1 == 0:
-                continue
-            crossing = cols[source][-1] - 1  # lies face up in ``target``
-            return [m for m in moves if m[::2] == (card, target) or m[::2] == (crossing, source)]
+            if self.stock_suits >> card // 13 & 1 == 1 and self.crossing_legal(source, target):
+                crossing = cols[source][-1] - 1
+                return [m for m in moves if m[::2] == (card, target) or m[::2] == (crossing, source)]
         return moves
 
     def moves(self, every_empty: bool = False) -> list[tuple[int, int, int]]:
@@ -984,8 +982,8 @@ class _Run:
                 # holding this set. At a position stored before, the set kept there stays as
                 # it is, where the revisit would keep its members asleep here: as every move
                 # of the position is, the two differ only in moves it does not have, and no
-                # arrival tries another move either way (docs/solver.md, "New positions with every
-                # move asleep").
+                # arrival tries another move either way (docs/solver.md, "New positions with
+                # every move asleep").
                 moves = state.moves()
                 if rule10:
                     moves = state.reversible_choice(moves)
