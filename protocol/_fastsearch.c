@@ -57,6 +57,7 @@ enum {
     RULE_BOTTOMS = 1024,
     RULE_NATURAL = 2048, /* with RULE_EARLY: links onto a run of three forced too, for finding wins only */
     RULE_REVERSIBLE = 4096,
+    RULE_ANCHORED = 8192,
 };
 
 typedef struct {
@@ -135,6 +136,7 @@ typedef struct {
     int wasp, any_time;
     int symmetry, tails, settled, direct, early, natural, kings, links, checks, bottoms;
     int reversible;  /* rule 10 (Wasp under when-stuck, before the deal) */
+    int anchored;    /* rule 11 (the same) */
     int stock_suits; /* the suits with a card in the reserve, as bits (rule 10) */
     int where[53], row[53]; /* [NO_CARD_SLOT]: written for the padding of a moved group */
     unsigned char hidden[52];
@@ -558,7 +560,18 @@ static int reversible_choice(State *s, size_t start, int count) {
     return count;
 }
 
-static int first_link(State *s, Move *out, int rule2, int rule9, int rule10) {
+/* Rule 11's test (Search.anchored_run): whether the face-up cards of ``target``, from the
+ * first one up, read down by one in a suit from a King or from a card whose successor is in
+ * the reserve (no card of them can ever join another card's group before the deal). */
+static inline int anchored_run(const State *s, int target) {
+    const signed char *col = s->cols[target];
+    int first = s->down[target], row = s->len[target] - 1;
+    while (row > first && RANK[col[row]] != 12 && col[row - 1] == col[row] + 1) row--;
+    int head = col[row];
+    return row == first && (RANK[head] == 12 || s->where[head + 1] == STOCK);
+}
+
+static int first_link(State *s, Move *out, int rule2, int rule9, int rule10, int rule11) {
     int n = s->ncols;
     s->nseen = 0;
     s->nseen_empty = 0;
@@ -581,6 +594,8 @@ static int first_link(State *s, Move *out, int rule2, int rule9, int rule10) {
             if (rule9 && !s->row[card]) goto found;
             /* Rule 10 (Wasp under when-stuck, before the deal): the same where it can be undone. */
             if (rule10 && !s->row[card] && reversible_link(s, card, source, target)) goto found;
+            /* Rule 11 (the same): onto an anchored run. */
+            if (rule11 && anchored_run(s, target)) goto found;
             if (!rule2) continue;
             /* the tail test's first check, here without a call */
             if (s->tails && s->len[source] - s->row[card] == RANK[card] + 1 && carries_tail(s, card, source))
@@ -1250,9 +1265,10 @@ static int enter(State *s, int asleep, int seen_at, Mask *sleep, int moved) {
     int rule2 = s->links && (!s->nstock || !(s->any_time || (s->wasp && !s->early)));
     int rule9 = s->bottoms && (!s->nstock || (s->early && !s->any_time));
     int rule10 = s->reversible && s->nstock && !s->early;
-    if (rule2 || rule9 || rule10) {
+    int rule11 = s->anchored && s->nstock && !s->early;
+    if (rule2 || rule9 || rule10 || rule11) {
         Move link;
-        while (s->found < 4 && first_link(s, &link, rule2, rule9, rule10)) {
+        while (s->found < 4 && first_link(s, &link, rule2, rule9, rule10, rule11)) {
             if (mask_any(sleep)) {
                 if (s->wasp && !s->early) /* Wasp: afresh, but not in the first look for a win */
                     memset(sleep, 0, sizeof *sleep);
@@ -1640,6 +1656,7 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     s->natural = s->early && (rules & RULE_NATURAL) != 0;
     s->bottoms = wasp && (rules & RULE_BOTTOMS) != 0;
     s->reversible = wasp && !any_time && (rules & RULE_REVERSIBLE) != 0;
+    s->anchored = wasp && !any_time && (rules & RULE_ANCHORED) != 0;
     s->stock_suits = 0;
     for (int i = 0; i < nstock; i++) s->stock_suits |= 1 << (s->stock[i] / 13);
     s->kings = (rules & RULE_KINGS) != 0;

@@ -45,6 +45,7 @@ RULE_NAMES: Final = (
     "bottoms",
     NATURAL,
     "reversible",
+    "anchored",
 )
 """Every name ``Search`` takes, in the order of the C search's ``RULE_*`` bits."""
 ALL_RULES: Final = frozenset(RULE_NAMES) - {EARLY, NATURAL}
@@ -111,6 +112,7 @@ class Search:
         self.kings = "kings" in rules
         self.bottoms = wasp and "bottoms" in rules
         self.reversible = wasp and not any_time and "reversible" in rules
+        self.anchored = wasp and not any_time and "anchored" in rules
         # The suits with a card in the reserve, as bits: none of them can be collected
         # before the deal (rule 10).
         self.stock_suits = 0
@@ -217,9 +219,9 @@ class Search:
     # -- move generation --------------------------------------------------------------------
 
     def first_link(
-        self, rule2: bool = True, rule9: bool = False, rule10: bool = False
+        self, rule2: bool = True, rule9: bool = False, rule10: bool = False, rule11: bool = False
     ) -> tuple[int, int, int] | None:
-        """Return the first legal forced link (rules 2, 9 and 10, as asked), or ``None``.
+        """Return the first legal forced link (rules 2, 9, 10 and 11, as asked), or ``None``.
 
         Rule 2 forces a link when its target column is a rooted run (face up, reading King,
         Queen, ... of one suit from its bottom: nothing in it ever moves again), or when the
@@ -228,8 +230,9 @@ class Search:
         (Wasp, after the deal) forces the link of a face-up card at row 0. Rule 10 (Wasp
         under when-stuck, before the deal) forces it too where the link can be undone and
         no move can carry the successor onto the card's own column now
-        (:meth:`reversible_link`). With ``NATURAL`` (the first look for a win only) rule 2
-        also forces a link onto a natural run.
+        (:meth:`reversible_link`). Rule 11 (the same) forces a link onto an anchored run
+        (:meth:`anchored_run`). With ``NATURAL`` (the first look for a win only) rule 2 also
+        forces a link onto a natural run.
         """
         cols = self.cols
         where = self.where
@@ -252,6 +255,8 @@ class Search:
                 if rule9 and not self.row[card]:
                     return (card, source, target)
                 if rule10 and not self.row[card] and self.reversible_link(card, source, target):
+                    return (card, source, target)
+                if rule11 and self.anchored_run(target):
                     return (card, source, target)
                 if not rule2:
                     continue
@@ -285,6 +290,20 @@ class Search:
         deal (so the link collects nothing, and moving the column back into the column it
         empties undoes it), and no crossing is legal (:meth:`crossing_legal`)."""
         return self.stock_suits >> card // 13 & 1 == 1 and not self.crossing_legal(source, target)
+
+    def anchored_run(self, target: int) -> bool:
+        """Rule 11's test: whether the face-up cards of ``target``, from the first one up,
+        read down by one in a suit from a King or from a card whose successor is in the
+        reserve. Before the deal no card of such a run can join another card's group: each
+        moves only onto its successor (one of them, or out of play) or into an empty column,
+        and only its predecessor can be put on it."""
+        col = self.cols[target]
+        first = self.down[target]
+        row = len(col) - 1
+        while row > first and col[row] % 13 != 12 and col[row - 1] == col[row] + 1:
+            row -= 1
+        head = col[row]
+        return row == first and (head % 13 == 12 or self.where[head + 1] == STOCK)
 
     def crossing_legal(self, source: int, target: int) -> bool:
         """Whether a card of ``target`` can be linked onto the top of ``source`` now: the
@@ -956,9 +975,11 @@ class _Run:
         # Rule 10: before the deal under when-stuck (in the search proper: the first look
         # for a win forces every such link, rule 9).
         rule10 = state.reversible and bool(state.stock) and not state.early
-        if rule2 or rule9 or rule10:
+        # Rule 11: the same.
+        rule11 = state.anchored and bool(state.stock) and not state.early
+        if rule2 or rule9 or rule10 or rule11:
             while state.found < 4:
-                link = state.first_link(rule2, rule9, rule10)
+                link = state.first_link(rule2, rule9, rule10, rule11)
                 if link is None:
                     break
                 if sleep:

@@ -455,6 +455,44 @@ def test_rule_10_forces_a_link_from_row_0_before_the_deal_where_it_can_be_undone
     assert entered is not None and len(entered[0]) == 22
 
 
+def test_rule_11_forces_a_link_onto_an_anchored_run_before_the_deal() -> None:
+    # Wasp under when-stuck, before the deal: column 2's face-up cards read KH down to 6H
+    # over a face-down card, so none of them can ever join another card's group. 5H (with
+    # 4D on it) lies at row 1 of column 1, where rule 10 does not reach: rule 11 links it
+    # onto 6H without branching, and then rule 10 links 3H (at row 0 of column 4, with 3D
+    # and 2D) onto 4H, now alone in column 1.
+    columns = "4H5H4D/kdKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H3D2D/-/-/-"
+    five_h, three_h = card_from_text("5H"), card_from_text("3H")
+
+    def forced(text: str, rules: frozenset[str] = ALL_RULES) -> list[tuple[int, int, int]]:
+        run = _Run(_state(board_from_text(text), rules=rules))
+        assert run.enter(False, -1, 0, False) is not None
+        return run.line()
+
+    assert forced(f"wasp when-stuck {columns} ad2hah CS") == [(five_h, 0, 1), (three_h, 3, 0)]
+    assert forced(f"wasp when-stuck {columns} ad2hah CS", ALL_RULES - {"anchored"}) == []
+    # Not under the any-time rule (a deal may come at any position).
+    assert forced(f"wasp any-time {columns} ad2hah CS") == []
+    # Not when a card that is not of the run lies face up under it: 2D could carry the run
+    # onto 3D.
+    assert forced("wasp when-stuck 4H5H4D/kd2DKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H3D/-/-/- ad2hah CS") == []
+    # A run headed by a card whose successor is in the reserve is anchored too: with KD in
+    # the reserve, QD down to 5D is, and after the links above 4D goes onto 5D, 4H (with
+    # 3H, 3D and 2D) onto 5H and 3D (with 2D) onto 4D; the QD run was not anchored above,
+    # where KD lay face down in play.
+    anchored = "4H5H4D/2hKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H3D2D/-/-/- adkdah CS"
+    assert forced(f"wasp when-stuck {anchored}") == [
+        (five_h, 0, 1),
+        (three_h, 3, 0),
+        (card_from_text("4D"), 1, 2),
+        (card_from_text("4H"), 0, 1),
+        (card_from_text("3D"), 1, 2),
+    ]
+    state = _state(board_from_text(f"wasp when-stuck {anchored}"))
+    assert state.anchored_run(1) and state.anchored_run(2) and not state.anchored_run(3)
+    assert not _state(board_from_text(f"wasp when-stuck {columns} ad2hah CS")).anchored_run(2)
+
+
 def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> None:
     # The King of diamonds lies on the complete hearts run (King of hearts at row 0), so the
     # card numbers run on without a break across the suits; the column is not rooted, and the
@@ -737,16 +775,21 @@ def test_rule_5_after_a_move_from_a_cell_finds_the_cycle_it_closes() -> None:
 
 
 def _forced_links(
-    board: Board, rooted_too: bool, bottoms: bool = False, reversible: bool = False
+    board: Board, rooted_too: bool, bottoms: bool = False, reversible: bool = False, anchored: bool = False
 ) -> list[Move]:
     """The legal links that carry the leading card's whole lower tail (down to its Ace),
     and with ``rooted_too`` those onto a rooted run: the links rule 2 forces. Without it,
     only the tails onto columns that are not rooted runs. With ``bottoms``, only the links
     rule 9 forces instead: of a face-up card at row 0 (Wasp, after the deal); with
-    ``reversible``, those rule 10 forces (Wasp under when-stuck, before the deal)."""
+    ``reversible``, those rule 10 forces (Wasp under when-stuck, before the deal); with
+    ``anchored``, those rule 11 forces (the same)."""
     found = []
     for move in board.legal_moves():
         if move.is_deal or not board.columns[move.target]:
+            continue
+        if anchored:
+            if board.stock and _state(board).anchored_run(move.target):
+                found.append(move)
             continue
         if bottoms or reversible:
             if move.source >= 100 or board.columns[move.source][0] != move.card:
@@ -781,6 +824,7 @@ def _forced_links(
         (("wasp",), "links", True),
         (("wasp",), "bottoms", False),
         (("wasp",), "reversible", False),
+        (("wasp",), "anchored", False),
     ],
 )
 def test_forced_links_keep_every_winnable_position_winnable(
@@ -791,8 +835,9 @@ def test_forced_links_keep_every_winnable_position_winnable(
     rng = random.Random(f"forced links {rule_name}")
     without = ALL_RULES - {rule_name}
     checked = 0
-    # Rule 10 applies before the deal under when-stuck only: twice the deals for it.
-    for index in range(480 if rule_name == "reversible" else 240):
+    # Rules 10 and 11 apply before the deal under when-stuck only: twice the deals for them.
+    before_the_deal = rule_name in ("reversible", "anchored")
+    for index in range(480 if before_the_deal else 240):
         variant = variants[index % len(variants)]
         rule = ("any-time", "when-stuck")[index // 3 % 2]
         board = Board.new(variant, rng.randrange(32001, 10**20), rule)
@@ -803,11 +848,14 @@ def test_forced_links_keep_every_winnable_position_winnable(
         for move in solution.moves:
             bottoms = rule_name == "bottoms"  # rule 9: after the deal only
             reversible = rule_name == "reversible"  # rule 10: before it, under when-stuck
-            if reversible:
+            anchored = rule_name == "anchored"  # rule 11: the same
+            if before_the_deal:
                 applies = bool(position.stock) and position.rule is ReserveRule.WHEN_STUCK
             else:
                 applies = not position.stock or (position.rule is ReserveRule.WHEN_STUCK and not bottoms)
-            forced = _forced_links(position, rooted_too, bottoms=bottoms, reversible=reversible)
+            forced = _forced_links(
+                position, rooted_too, bottoms=bottoms, reversible=reversible, anchored=anchored
+            )
             if applies and forced and not position.is_won():
                 verdict = solve(position, 50_000).verdict
                 assert verdict is not Verdict.UNWINNABLE, board_to_text(position)
@@ -829,6 +877,7 @@ NON_WASP = ("scorpion", "scorpion-ii", "three-blind-mice")
         (("wasp",), "direct", "rule 8", 150, 20),
         (("wasp",), "bottoms", "rule 9", 150, 20),
         (("wasp",), "reversible", "rule 10", 150, 20),
+        (("wasp",), "anchored", "rule 11", 150, 20),
         (NON_WASP, "tails", "forced link verdicts tails", 30, 100),
         (NON_WASP, "kings", "rule 5 kings", 30, 100),
     ],

@@ -1,4 +1,4 @@
-"""Rules 7, 8 and 10's claims, checked exactly on every position of small Wasp games.
+"""Rules 7, 8, 10 and 11's claims, checked exactly on every position of small Wasp games.
 
 `wasp_model` is Wasp with fewer suits, ranks and columns, solved exactly. The first test
 ties it to the engine: with thirteen ranks and seven columns it is Wasp, move for move.
@@ -22,6 +22,7 @@ from .wasp_model import (
     _distances,
     _key,
     _random_deal,
+    anchored_links,
     check,
     crossed_links,
     dealt_positions,
@@ -198,19 +199,29 @@ def test_linking_a_card_under_a_natural_run_onto_its_successor_can_lose_the_win(
 
 
 def _rule_10_over_deals(
-    suits: int, ranks: int, columns: int, down: int, reserve: int, deals: int, **leave_out: bool
+    suits: int,
+    ranks: int,
+    columns: int,
+    down: int,
+    reserve: int,
+    deals: int,
+    *,
+    rule10: bool = True,
+    rule11: bool = False,
+    **leave_out: bool,
 ) -> tuple[int, int, int, int, int]:
     """Random deals of a small Wasp under when-stuck, each explored before the deal with
-    every move and as the search does with rule 10: (deals where the deal lands on fewer
-    positions so, positions lost so, links forced, positions where only a link and its
-    crossing were tried, positions the deal lands on)."""
+    every move and as the search does with rule 10 (and with rule 11, or with rule 11
+    alone): (deals where the deal lands on fewer positions so, positions lost so, links
+    forced, positions where only a link and its crossing were tried, positions the deal
+    lands on)."""
     u = Universe(suits, ranks)
     rng = random.Random(10)
     differ = lost = forced = chosen = landed = 0
     for _ in range(deals):
         start = _random_deal(u, rng, columns, down, reserve)
         every, _, _ = dealt_positions(u, start, rule10=False)
-        kept, count, choices = dealt_positions(u, start, rule10=True, **leave_out)
+        kept, count, choices = dealt_positions(u, start, rule10=rule10, rule11=rule11, **leave_out)
         assert kept <= every  # the search's moves are legal moves
         differ += kept != every
         lost += len(every - kept)
@@ -245,6 +256,63 @@ def test_rule_10_without_its_crossing_test_loses_positions_the_deal_can_land_on(
     # would have taken the card away first).
     differ, lost, _, _, _ = _rule_10_over_deals(3, 5, 4, 1, 2, 60, crossing=False)
     assert differ > 0 and lost > 0
+
+
+@pytest.mark.parametrize(
+    ("suits", "ranks", "columns", "down", "reserve", "rule10"),
+    [(3, 5, 4, 1, 1, False), (4, 4, 4, 1, 1, False), (3, 5, 4, 2, 2, True), (2, 6, 4, 1, 1, True)],
+)
+def test_rule_11s_links_keep_every_position_the_deal_can_land_on(
+    suits: int, ranks: int, columns: int, down: int, reserve: int, rule10: bool
+) -> None:
+    # Rule 11 forces links onto anchored runs, from any row, whether or not the suit has a
+    # card in the reserve (with one reserve card most suits lie wholly in play, so links
+    # that collect a run are forced too); alone and beside rule 10, every position the
+    # deal can land on stays reachable, deal by deal.
+    differ, lost, forced, _, landed = _rule_10_over_deals(
+        suits, ranks, columns, down, reserve, 60, rule10=rule10, rule11=True
+    )
+    assert (differ, lost) == (0, 0)
+    assert forced > 3000 and landed > 100, (forced, landed)
+    # Rule 11 alone forces links rule 10 would not (most of them above row 0).
+    if not rule10:
+        _, _, by_rule_10, _, _ = _rule_10_over_deals(suits, ranks, columns, down, reserve, 60)
+        assert forced > by_rule_10, (forced, by_rule_10)
+
+
+def test_rule_11_without_its_anchor_loses_positions_the_deal_can_land_on() -> None:
+    # The run's first card must be a King or have its successor in the reserve: forcing
+    # links onto any run of one suit from the first face-up card loses positions (that
+    # card may take the run onto its successor, which lies in the linked card's group).
+    differ, lost, _, _, _ = _rule_10_over_deals(3, 5, 4, 1, 1, 60, rule10=False, rule11=True, anchor=False)
+    assert differ > 0 and lost > 0
+
+
+def test_the_models_rule_11_is_the_searchs() -> None:
+    # With thirteen ranks and seven columns, the links the model's rule 11 forces are those
+    # the search's test (``Search.anchored_run``) lets it force, position by position in
+    # random Wasp games before the deal under when-stuck.
+    full = Universe(suits=4, ranks=13)
+    forced = compared = above = 0
+    for board, _ in _random_wasp_games(160, 12, until_the_deal=True):
+        state = _state(board)
+        links = [
+            Move(card, source, target)
+            for card, source, target in state.moves()
+            if card >= 0
+            and state.cols[target]
+            and state.cols[target][-1] == card + 1
+            and state.anchored_run(target)
+        ]
+        assert set(anchored_links(full, _model_state(board))) == _children_of(board, links), board
+        first = state.first_link(False, False, False, True)
+        assert (first is None) == (not links), board
+        if first is not None:
+            assert Move(*first) in links
+        forced += len(links)
+        above += sum(state.row[m.card] > 0 for m in links)
+        compared += 1
+    assert compared > 1000 and forced > 100 and above > 10, (compared, forced, above)
 
 
 def test_the_models_rule_10_is_the_searchs() -> None:

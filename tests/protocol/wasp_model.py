@@ -370,20 +370,61 @@ def crossed_links(u: Universe, state: State) -> list[tuple[State, State]]:
     return [(linked, crossed) for linked, crossed in _row_0_links(u, state, True) if crossed is not None]
 
 
+def anchored_links(u: Universe, state: State, *, anchor: bool = True) -> list[State]:
+    """Rule 11, before the deal: the positions after each link it forces.
+
+    A column is anchored when its face-up cards, from the first one up, read down by one
+    in a suit from the top rank or from a card whose successor is in the reserve; the card
+    below its top in that suit, face up in another column, is linked there (with
+    everything on it). ``anchor=False`` leaves out the condition on the run's first card
+    (for showing that it is needed)."""
+    reserve, columns = state
+    if not reserve:
+        return []
+    out = []
+    for j, (down_j, cards_j) in enumerate(columns):
+        if len(cards_j) <= down_j or u.rank(cards_j[-1]) == 1:
+            continue
+        row = len(cards_j) - 1
+        while row > down_j and cards_j[row - 1] == u.successor(cards_j[row]):
+            row -= 1
+        head = cards_j[row]
+        if row > down_j or (anchor and not (u.successor(head) is None or u.successor(head) in reserve)):
+            continue
+        x = cards_j[-1] - 1
+        for i, (down, cards) in enumerate(columns):
+            if i != j and x in cards[down:]:
+                at = cards.index(x)
+                linked = list(columns)
+                linked[i] = _settle(u, (down, cards[:at]))
+                linked[j] = _settle(u, (down_j, cards_j + cards[at:]))
+                out.append(_key(reserve, linked))
+    return out
+
+
 def dealt_positions(
-    u: Universe, start: State, *, rule10: bool, crossing: bool = True, suit: bool = True
+    u: Universe,
+    start: State,
+    *,
+    rule10: bool,
+    rule11: bool = False,
+    crossing: bool = True,
+    suit: bool = True,
+    anchor: bool = True,
 ) -> tuple[set[State], int, int]:
     """Where the deal lands from every stuck position reachable from ``start`` (a position
-    before the deal), exploring every move or (``rule10``) as the search does: rule 10's
-    links played without branching wherever they apply, and where a link waits only for
-    its crossing, only the link and the crossing tried; and how many links were forced, and
-    at how many positions only a link and its crossing were tried."""
+    before the deal), exploring every move or as the search does: rule 10's links
+    (``rule10``) and rule 11's (``rule11``) played without branching wherever they apply,
+    and (``rule10``) where a link waits only for its crossing, only the link and the
+    crossing tried; and how many links were forced, and at how many positions only a link
+    and its crossing were tried."""
     forced = chosen = 0
 
     def settled(state: State) -> State:
         nonlocal forced
-        while rule10:
-            links = reversible_links(u, state, crossing=crossing, suit=suit)
+        while True:
+            links = reversible_links(u, state, crossing=crossing, suit=suit) if rule10 else []
+            links += anchored_links(u, state, anchor=anchor) if rule11 else []
             if not links:
                 break
             state = links[0]
