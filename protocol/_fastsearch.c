@@ -560,15 +560,26 @@ static int reversible_choice(State *s, size_t start, int count) {
     return count;
 }
 
-/* Rule 11's test (Search.anchored_run): whether the face-up cards of ``target``, from the
- * first one up, read down by one in a suit from a King or from a card whose successor is in
- * the reserve (no card of them can ever join another card's group before the deal). */
+/* Rule 11's first test (Search.anchored_run): whether the face-up cards of ``target``, from
+ * the first one up, read down by one in a suit from a King or from a card whose successor is
+ * in the reserve (no card of them can ever join another card's group before the deal). */
 static inline int anchored_run(const State *s, int target) {
     const signed char *col = s->cols[target];
     int first = s->down[target], row = s->len[target] - 1;
     while (row > first && RANK[col[row]] != 12 && col[row - 1] == col[row] + 1) row--;
     int head = col[row];
     return row == first && (RANK[head] == 12 || s->where[head + 1] == STOCK);
+}
+
+/* Rule 11's second test (Search.anchored_group): whether the cards of ``source`` from
+ * ``card`` up read down by one in its suit to an Ace or to a card whose predecessor is in
+ * the reserve (no other card can ever join the group before the deal). */
+static inline int anchored_group(const State *s, int card, int source) {
+    const signed char *col = s->cols[source];
+    int row = s->row[card], top = s->len[source] - 1;
+    while (row < top && RANK[col[row]] && col[row + 1] == col[row] - 1) row++;
+    int last = col[row];
+    return row == top && (!RANK[last] || s->where[last - 1] == STOCK);
 }
 
 static int first_link(State *s, Move *out, int rule2, int rule9, int rule10, int rule11) {
@@ -594,8 +605,8 @@ static int first_link(State *s, Move *out, int rule2, int rule9, int rule10, int
             if (rule9 && !s->row[card]) goto found;
             /* Rule 10 (Wasp under when-stuck, before the deal): the same where it can be undone. */
             if (rule10 && !s->row[card] && reversible_link(s, card, source, target)) goto found;
-            /* Rule 11 (the same): onto an anchored run. */
-            if (rule11 && anchored_run(s, target)) goto found;
+            /* Rule 11 (the same): onto an anchored run, or of an anchored group. */
+            if (rule11 && (anchored_run(s, target) || anchored_group(s, card, source))) goto found;
             if (!rule2) continue;
             /* the tail test's first check, here without a call */
             if (s->tails && s->len[source] - s->row[card] == RANK[card] + 1 && carries_tail(s, card, source))

@@ -231,8 +231,9 @@ class Search:
         under when-stuck, before the deal) forces it too where the link can be undone and
         no move can carry the successor onto the card's own column now
         (:meth:`reversible_link`). Rule 11 (the same) forces a link onto an anchored run
-        (:meth:`anchored_run`). With ``NATURAL`` (the first look for a win only) rule 2 also
-        forces a link onto a natural run.
+        (:meth:`anchored_run`) or of an anchored group (:meth:`anchored_group`). With
+        ``NATURAL`` (the first look for a win only) rule 2 also forces a link onto a natural
+        run.
         """
         cols = self.cols
         where = self.where
@@ -256,7 +257,7 @@ class Search:
                     return (card, source, target)
                 if rule10 and not self.row[card] and self.reversible_link(card, source, target):
                     return (card, source, target)
-                if rule11 and self.anchored_run(target):
+                if rule11 and (self.anchored_run(target) or self.anchored_group(card, source)):
                     return (card, source, target)
                 if not rule2:
                     continue
@@ -292,7 +293,7 @@ class Search:
         return self.stock_suits >> card // 13 & 1 == 1 and not self.crossing_legal(source, target)
 
     def anchored_run(self, target: int) -> bool:
-        """Rule 11's test: whether the face-up cards of ``target``, from the first one up,
+        """Rule 11's first test: whether the face-up cards of ``target``, from the first one up,
         read down by one in a suit from a King or from a card whose successor is in the
         reserve. Before the deal no card of such a run can join another card's group: each
         moves only onto its successor (one of them, or out of play) or into an empty column,
@@ -304,6 +305,19 @@ class Search:
             row -= 1
         head = col[row]
         return row == first and (head % 13 == 12 or self.where[head + 1] == STOCK)
+
+    def anchored_group(self, card: int, source: int) -> bool:
+        """Rule 11's second test: whether the cards of ``source`` from ``card`` up read down
+        by one in its suit to an Ace or to a card whose predecessor is in the reserve. Before
+        the deal no other card can join such a group: only a card's predecessor is put on
+        it, and each of its cards moves only onto its successor or into an empty column."""
+        col = self.cols[source]
+        row = self.row[card]
+        top = len(col) - 1
+        while row < top and col[row] % 13 and col[row + 1] == col[row] - 1:
+            row += 1
+        last = col[row]
+        return row == top and (not last % 13 or self.where[last - 1] == STOCK)
 
     def crossing_legal(self, source: int, target: int) -> bool:
         """Whether a card of ``target`` can be linked onto the top of ``source`` now: the

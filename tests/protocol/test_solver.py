@@ -441,8 +441,10 @@ def test_rule_10_forces_a_link_from_row_0_before_the_deal_where_it_can_be_undone
     # Not under the any-time rule (the deal may come while the column is empty).
     assert forced(f"wasp any-time {columns} ad2hah CS") == []
     # Not when no heart is in the reserve: the hearts might be collected before the deal,
-    # and a link that collects a run cannot be undone.
-    assert forced("wasp when-stuck 5H4D/kdQHJHTH9H8H7H6H/KHQDJDTD9D8D7D6D5D/4H3H2HAH/-/-/- ad3d2d CS") == []
+    # and a link that collects a run cannot be undone. (Rule 11 left out here: 4D's group
+    # reads down to a card whose predecessor is in the reserve, so it links 4D onto 5D.)
+    no_heart = "wasp when-stuck 5H4D/kdQHJHTH9H8H7H6H/KHQDJDTD9D8D7D6D5D/4H3H2HAH/-/-/- ad3d2d CS"
+    assert forced(no_heart, ALL_RULES - {"anchored"}) == []
     # Not when a card of 6H's column can be linked onto the top of 5H's column now: 3D (with
     # QH down to 6H on it) onto 4D would carry 6H onto 5H's own column. Then the search
     # tries just those two links (of 22 moves).
@@ -455,14 +457,15 @@ def test_rule_10_forces_a_link_from_row_0_before_the_deal_where_it_can_be_undone
     assert entered is not None and len(entered[0]) == 22
 
 
-def test_rule_11_forces_a_link_onto_an_anchored_run_before_the_deal() -> None:
+def test_rule_11_forces_a_link_onto_an_anchored_run_or_of_an_anchored_group_before_the_deal() -> None:
     # Wasp under when-stuck, before the deal: column 2's face-up cards read KH down to 6H
     # over a face-down card, so none of them can ever join another card's group. 5H (with
     # 4D on it) lies at row 1 of column 1, where rule 10 does not reach: rule 11 links it
-    # onto 6H without branching, and then rule 10 links 3H (at row 0 of column 4, with 3D
-    # and 2D) onto 4H, now alone in column 1.
-    columns = "4H5H4D/kdKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H3D2D/-/-/-"
+    # onto 6H without branching, and then rule 10 links 3H (at row 0 of column 4, with 2D
+    # and 3D) onto 4H, now alone in column 1.
+    columns = "4H5H4D/kdKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H2D3D/-/-/-"
     five_h, three_h = card_from_text("5H"), card_from_text("3H")
+    four_d = card_from_text("4D")
 
     def forced(text: str, rules: frozenset[str] = ALL_RULES) -> list[tuple[int, int, int]]:
         run = _Run(_state(board_from_text(text), rules=rules))
@@ -478,19 +481,31 @@ def test_rule_11_forces_a_link_onto_an_anchored_run_before_the_deal() -> None:
     assert forced("wasp when-stuck 4H5H4D/kd2DKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H3D/-/-/- ad2hah CS") == []
     # A run headed by a card whose successor is in the reserve is anchored too: with KD in
     # the reserve, QD down to 5D is, and after the links above 4D goes onto 5D, 4H (with
-    # 3H, 3D and 2D) onto 5H and 3D (with 2D) onto 4D; the QD run was not anchored above,
-    # where KD lay face down in play.
-    anchored = "4H5H4D/2hKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H3D2D/-/-/- adkdah CS"
+    # 3H, 2D and 3D) onto 5H, 3D onto 4D and 2D onto 3D; the QD run was not anchored
+    # above, where KD lay face down in play.
+    anchored = "4H5H4D/2hKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H2D3D/-/-/- adkdah CS"
     assert forced(f"wasp when-stuck {anchored}") == [
         (five_h, 0, 1),
         (three_h, 3, 0),
-        (card_from_text("4D"), 1, 2),
+        (four_d, 1, 2),
         (card_from_text("4H"), 0, 1),
         (card_from_text("3D"), 1, 2),
+        (card_from_text("2D"), 1, 2),
     ]
     state = _state(board_from_text(f"wasp when-stuck {anchored}"))
     assert state.anchored_run(1) and state.anchored_run(2) and not state.anchored_run(3)
     assert not _state(board_from_text(f"wasp when-stuck {columns} ad2hah CS")).anchored_run(2)
+    # The other end: 4D's group reads down to 2D, whose predecessor is in the reserve (or
+    # to the Ace), so no other card can ever join it; it goes onto 5D although neither
+    # run is anchored (9H lies under KH, KD in play). Not when 2D lies elsewhere.
+    group = "4H5H/kd9HKHQHJHTH8H7H6H/QDJDTD9D8D7D6D5D/3H4D3D2D/-/-/-"
+    assert forced(f"wasp when-stuck {group} ad2hah CS") == [(four_d, 3, 2)]
+    assert forced(f"wasp when-stuck {group} ad2hah CS", ALL_RULES - {"anchored"}) == []
+    ace = "4H5H/kd9HKHQHJHTH8H7H6H/QDJDTD9D8D7D6D5D/4D3D2DAD/-/-/- 2hah3h CS"
+    assert forced(f"wasp when-stuck {ace}") == [(four_d, 3, 2)]
+    assert forced("wasp when-stuck 4H5H/kd9HKHQHJHTH8H7H6H/QDJDTD9D8D7D6D5D/3H2D4D3D/-/-/- ad2hah CS") == []
+    state = _state(board_from_text(f"wasp when-stuck {group} ad2hah CS"))
+    assert state.anchored_group(four_d, 3) and not state.anchored_group(card_from_text("3H"), 3)
 
 
 def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> None:
@@ -606,7 +621,7 @@ def test_wasp_under_when_stuck_looks_for_a_win_with_rules_7_and_8_before_the_dea
     with pytest.raises(ValueError, match="unknown pruning rules: early"):
         solve(Board.new("wasp", 1, "when-stuck"), 100, rules=ALL_RULES | {EARLY})
     # Three deals the search proper leaves unknown at 3 million nodes, won by the first look.
-    for number in (38088546664185755953, 27809243280526937617, 17017878042644889611):
+    for number in (38088546664185755953, 95280729805270719229, 42301322891852532794):
         board = Board.new("wasp", number, "when-stuck")
         assert run_search(_state(board), 3_000_000)[0] == UNDECIDED
         solution = solve(board, 3_000_000)
@@ -788,7 +803,10 @@ def _forced_links(
         if move.is_deal or not board.columns[move.target]:
             continue
         if anchored:
-            if board.stock and _state(board).anchored_run(move.target):
+            state = _state(board)
+            if board.stock and (
+                state.anchored_run(move.target) or state.anchored_group(move.card, move.source)
+            ):
                 found.append(move)
             continue
         if bottoms or reversible:

@@ -265,10 +265,10 @@ def test_rule_10_without_its_crossing_test_loses_positions_the_deal_can_land_on(
 def test_rule_11s_links_keep_every_position_the_deal_can_land_on(
     suits: int, ranks: int, columns: int, down: int, reserve: int, rule10: bool
 ) -> None:
-    # Rule 11 forces links onto anchored runs, from any row, whether or not the suit has a
-    # card in the reserve (with one reserve card most suits lie wholly in play, so links
-    # that collect a run are forced too); alone and beside rule 10, every position the
-    # deal can land on stays reachable, deal by deal.
+    # Rule 11 forces links onto anchored runs and of anchored groups, from any row,
+    # whether or not the suit has a card in the reserve (with one reserve card most suits
+    # lie wholly in play, so links that collect a run are forced too); alone and beside
+    # rule 10, every position the deal can land on stays reachable, deal by deal.
     differ, lost, forced, _, landed = _rule_10_over_deals(
         suits, ranks, columns, down, reserve, 60, rule10=rule10, rule11=True
     )
@@ -281,19 +281,22 @@ def test_rule_11s_links_keep_every_position_the_deal_can_land_on(
 
 
 def test_rule_11_without_its_anchor_loses_positions_the_deal_can_land_on() -> None:
-    # The run's first card must be a King or have its successor in the reserve: forcing
-    # links onto any run of one suit from the first face-up card loses positions (that
-    # card may take the run onto its successor, which lies in the linked card's group).
+    # The run's first card must be a King or have its successor in the reserve (and the
+    # group's last an Ace or have its predecessor there): forcing links onto any run of one
+    # suit from the first face-up card, or of any group reading down in its suit, loses
+    # positions (the run's first card may take it onto its successor, once that lies in
+    # the linked card's group).
     differ, lost, _, _, _ = _rule_10_over_deals(3, 5, 4, 1, 1, 60, rule10=False, rule11=True, anchor=False)
     assert differ > 0 and lost > 0
 
 
 def test_the_models_rule_11_is_the_searchs() -> None:
     # With thirteen ranks and seven columns, the links the model's rule 11 forces are those
-    # the search's test (``Search.anchored_run``) lets it force, position by position in
-    # random Wasp games before the deal under when-stuck.
+    # the search's tests (``Search.anchored_run``, ``Search.anchored_group``) let it force,
+    # position by position in random Wasp games before the deal under when-stuck; both
+    # tests find links, many of them above row 0.
     full = Universe(suits=4, ranks=13)
-    forced = compared = above = 0
+    forced = compared = above = groups = 0
     for board, _ in _random_wasp_games(160, 12, until_the_deal=True):
         state = _state(board)
         links = [
@@ -302,7 +305,7 @@ def test_the_models_rule_11_is_the_searchs() -> None:
             if card >= 0
             and state.cols[target]
             and state.cols[target][-1] == card + 1
-            and state.anchored_run(target)
+            and (state.anchored_run(target) or state.anchored_group(card, source))
         ]
         assert set(anchored_links(full, _model_state(board))) == _children_of(board, links), board
         first = state.first_link(False, False, False, True)
@@ -311,8 +314,14 @@ def test_the_models_rule_11_is_the_searchs() -> None:
             assert Move(*first) in links
         forced += len(links)
         above += sum(state.row[m.card] > 0 for m in links)
+        groups += sum(not state.anchored_run(m.target) for m in links)
         compared += 1
-    assert compared > 1000 and forced > 100 and above > 10, (compared, forced, above)
+    assert compared > 1000 and forced > 100 and above > 10 and 10 < groups < forced, (
+        compared,
+        forced,
+        above,
+        groups,
+    )
 
 
 def test_the_models_rule_10_is_the_searchs() -> None:

@@ -373,14 +373,23 @@ def crossed_links(u: Universe, state: State) -> list[tuple[State, State]]:
 def anchored_links(u: Universe, state: State, *, anchor: bool = True) -> list[State]:
     """Rule 11, before the deal: the positions after each link it forces.
 
-    A column is anchored when its face-up cards, from the first one up, read down by one
-    in a suit from the top rank or from a card whose successor is in the reserve; the card
-    below its top in that suit, face up in another column, is linked there (with
-    everything on it). ``anchor=False`` leaves out the condition on the run's first card
-    (for showing that it is needed)."""
+    The link of a face-up card ``x`` onto its successor ``t`` on top of another column is
+    forced when ``t``'s column is anchored (its face-up cards, from the first one up, read
+    down by one in a suit from the top rank or from a card whose successor is in the
+    reserve) or ``x``'s group is (its cards, from ``x`` up, read down by one to the Ace or
+    to a card whose predecessor is in the reserve). ``anchor=False`` leaves out the
+    condition on the run's first card and the group's last (for showing that it is
+    needed)."""
     reserve, columns = state
     if not reserve:
         return []
+
+    def anchored(card: int, step: int) -> bool:  # the run's first card, the group's last
+        if not anchor:
+            return True
+        beyond = u.successor(card) if step > 0 else (card - 1 if u.rank(card) > 1 else None)
+        return beyond is None or beyond in reserve
+
     out = []
     for j, (down_j, cards_j) in enumerate(columns):
         if len(cards_j) <= down_j or u.rank(cards_j[-1]) == 1:
@@ -388,13 +397,16 @@ def anchored_links(u: Universe, state: State, *, anchor: bool = True) -> list[St
         row = len(cards_j) - 1
         while row > down_j and cards_j[row - 1] == u.successor(cards_j[row]):
             row -= 1
-        head = cards_j[row]
-        if row > down_j or (anchor and not (u.successor(head) is None or u.successor(head) in reserve)):
-            continue
+        run = row == down_j and anchored(cards_j[row], 1)
         x = cards_j[-1] - 1
         for i, (down, cards) in enumerate(columns):
-            if i != j and x in cards[down:]:
-                at = cards.index(x)
+            if i == j or x not in cards[down:]:
+                continue
+            at = cards.index(x)
+            last = at
+            while last + 1 < len(cards) and u.rank(cards[last]) > 1 and cards[last + 1] == cards[last] - 1:
+                last += 1
+            if run or (last == len(cards) - 1 and anchored(cards[last], -1)):
                 linked = list(columns)
                 linked[i] = _settle(u, (down, cards[:at]))
                 linked[j] = _settle(u, (down_j, cards_j + cards[at:]))
