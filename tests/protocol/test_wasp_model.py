@@ -7,12 +7,12 @@ ties it to the engine: with thirteen ranks and seven columns it is Wasp, move fo
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from protocol.game import DEAL, Board, Move, ReserveRule
-from protocol.search import EARLY
+from protocol.search import EARLY, Search
 from protocol.solver import _state
 
 from .wasp_model import (
@@ -46,6 +46,29 @@ def _children_of(board: Board, moves: list[Move]) -> set[object]:
         children.add(_model_state(board))
         board.pop()
     return children
+
+
+def _links(state: Search, forced: Callable[[Search, int, int, int], bool]) -> list[Move]:
+    """The legal links of ``state`` (a card onto its successor on top of another column)
+    that ``forced(state, card, source, target)`` accepts."""
+    return [
+        Move(card, source, target)
+        for card, source, target in state.moves()
+        if card >= 0
+        and state.cols[target]
+        and state.cols[target][-1] == card + 1
+        and forced(state, card, source, target)
+    ]
+
+
+def _reversible(state: Search, card: int, source: int, target: int) -> bool:
+    """Rule 10's links: of a card at row 0 (``Search.reversible_link``)."""
+    return state.cols[source][0] == card and state.reversible_link(card, source, target)
+
+
+def _anchored(state: Search, card: int, source: int, target: int) -> bool:
+    """Rule 11's links: onto an anchored run or of an anchored group."""
+    return state.anchored_run(target) or state.anchored_group(card, source)
 
 
 def _random_wasp_games(
@@ -299,14 +322,7 @@ def test_the_models_rule_11_is_the_searchs() -> None:
     forced = compared = above = groups = 0
     for board, _ in _random_wasp_games(160, 12, until_the_deal=True):
         state = _state(board)
-        links = [
-            Move(card, source, target)
-            for card, source, target in state.moves()
-            if card >= 0
-            and state.cols[target]
-            and state.cols[target][-1] == card + 1
-            and (state.anchored_run(target) or state.anchored_group(card, source))
-        ]
+        links = _links(state, _anchored)
         assert set(anchored_links(full, _model_state(board))) == _children_of(board, links), board
         first = state.first_link(False, False, False, True)
         assert (first is None) == (not links), board
@@ -316,12 +332,8 @@ def test_the_models_rule_11_is_the_searchs() -> None:
         above += sum(state.row[m.card] > 0 for m in links)
         groups += sum(not state.anchored_run(m.target) for m in links)
         compared += 1
-    assert compared > 1000 and forced > 100 and above > 10 and 10 < groups < forced, (
-        compared,
-        forced,
-        above,
-        groups,
-    )
+    counts = (compared, forced, above, groups)
+    assert compared > 1000 and forced > 100 and above > 10 and 10 < groups < forced, counts
 
 
 def test_the_models_rule_10_is_the_searchs() -> None:
@@ -333,15 +345,7 @@ def test_the_models_rule_10_is_the_searchs() -> None:
     forced = crossed = compared = 0
     for board, _ in _random_wasp_games(160, 11, until_the_deal=True):
         state = _state(board)
-        links = [
-            Move(card, source, target)
-            for card, source, target in state.moves()
-            if card >= 0
-            and state.cols[source][0] == card
-            and state.cols[target]
-            and state.cols[target][-1] == card + 1
-            and state.reversible_link(card, source, target)
-        ]
+        links = _links(state, _reversible)
         assert set(reversible_links(full, _model_state(board))) == _children_of(board, links), board
         first = state.first_link(False, False, True)
         assert (first is None) == (not links), board
