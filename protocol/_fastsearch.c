@@ -560,15 +560,18 @@ static int reversible_choice(State *s, size_t start, int count) {
     return count;
 }
 
-/* Rule 11's first test (Search.anchored_run): whether the face-up cards of ``target``, from
- * the first one up, read down by one in a suit from a King or from a card whose successor is
- * in the reserve (no card of them can ever join another card's group before the deal). */
-static inline int anchored_run(const State *s, int target) {
-    const signed char *col = s->cols[target];
-    int first = s->down[target], row = s->len[target] - 1;
-    while (row > first && RANK[col[row]] != 12 && col[row - 1] == col[row] + 1) row--;
-    int head = col[row];
-    return row == first && (RANK[head] == 12 || s->where[head + 1] == STOCK);
+/* Rule 11's first test (Search.anchored_run): whether ``top`` and the cards above it in its
+ * suit, up to a King or to a card whose successor is in the reserve, each lie face up on
+ * their successor or first in the face-up part of their column (none of them can ever join
+ * another card's group before the deal). */
+static inline int anchored_run(const State *s, int top) {
+    for (int card = top;; card++) {
+        int column = s->where[card];
+        if (column >= s->ncols || s->hidden[card]) return 0;
+        int row = s->row[card], first = row == s->down[column];
+        if (RANK[card] == 12 || s->where[card + 1] == STOCK) return first;
+        if (!first && s->cols[column][row - 1] != card + 1) return 0;
+    }
 }
 
 /* Rule 11's second test (Search.anchored_group): whether the cards of ``source`` from
@@ -606,7 +609,7 @@ static int first_link(State *s, Move *out, int rule2, int rule9, int rule10, int
             /* Rule 10 (Wasp under when-stuck, before the deal): the same where it can be undone. */
             if (rule10 && !s->row[card] && reversible_link(s, card, source, target)) goto found;
             /* Rule 11 (the same): onto an anchored run, or of an anchored group. */
-            if (rule11 && (anchored_run(s, target) || anchored_group(s, card, source))) goto found;
+            if (rule11 && (anchored_run(s, top) || anchored_group(s, card, source))) goto found;
             if (!rule2) continue;
             /* the tail test's first check, here without a call */
             if (s->tails && s->len[source] - s->row[card] == RANK[card] + 1 && carries_tail(s, card, source))

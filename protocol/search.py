@@ -257,7 +257,7 @@ class Search:
                     return (card, source, target)
                 if rule10 and not self.row[card] and self.reversible_link(card, source, target):
                     return (card, source, target)
-                if rule11 and (self.anchored_run(target) or self.anchored_group(card, source)):
+                if rule11 and (self.anchored_run(top) or self.anchored_group(card, source)):
                     return (card, source, target)
                 if not rule2:
                     continue
@@ -292,19 +292,26 @@ class Search:
         empties undoes it), and no crossing is legal (:meth:`crossing_legal`)."""
         return self.stock_suits >> card // 13 & 1 == 1 and not self.crossing_legal(source, target)
 
-    def anchored_run(self, target: int) -> bool:
-        """Rule 11's first test: whether the face-up cards of ``target``, from the first one up,
-        read down by one in a suit from a King or from a card whose successor is in the
-        reserve. Before the deal no card of such a run can join another card's group: each
-        moves only onto its successor (one of them, or out of play) or into an empty column,
-        and only its predecessor can be put on it."""
-        col = self.cols[target]
-        first = self.down[target]
-        row = len(col) - 1
-        while row > first and col[row] % 13 != 12 and col[row - 1] == col[row] + 1:
-            row -= 1
-        head = col[row]
-        return row == first and (head % 13 == 12 or self.where[head + 1] == STOCK)
+    def anchored_run(self, top: int) -> bool:
+        """Rule 11's first test: whether ``top`` and the cards above it in its suit, up to a
+        King or to a card whose successor is in the reserve, each lie face up on their
+        successor or first in the face-up part of their column. Before the deal none of
+        them can join another card's group: each moves only onto its successor (one of
+        them, or out of play) or into an empty column, and only cards of them lie under
+        them."""
+        where = self.where
+        row = self.row
+        card = top
+        while True:
+            column = where[card]
+            if column >= self.ncols or self.hidden[card]:
+                return False
+            first = row[card] == self.down[column]
+            if card % 13 == 12 or where[card + 1] == STOCK:
+                return first
+            if not first and self.cols[column][row[card] - 1] != card + 1:
+                return False
+            card += 1
 
     def anchored_group(self, card: int, source: int) -> bool:
         """Rule 11's second test: whether the cards of ``source`` from ``card`` up read down

@@ -437,7 +437,8 @@ def test_rule_10_forces_a_link_from_row_0_before_the_deal_where_it_can_be_undone
         return run.line()
 
     assert forced(f"wasp when-stuck {columns} ad2hah CS") == [(five_h, 0, 1)]
-    assert forced(f"wasp when-stuck {columns} ad2hah CS", ALL_RULES - {"reversible"}) == []
+    # (Rule 11 would link 5H too: 6H's run leads up to KH, which heads column 3.)
+    assert forced(f"wasp when-stuck {columns} ad2hah CS", ALL_RULES - {"reversible", "anchored"}) == []
     # Not under the any-time rule (the deal may come while the column is empty).
     assert forced(f"wasp any-time {columns} ad2hah CS") == []
     # Not when no heart is in the reserve: the hearts might be collected before the deal,
@@ -493,8 +494,13 @@ def test_rule_11_forces_a_link_onto_an_anchored_run_or_of_an_anchored_group_befo
         (card_from_text("2D"), 1, 2),
     ]
     state = _state(board_from_text(f"wasp when-stuck {anchored}"))
-    assert state.anchored_run(1) and state.anchored_run(2) and not state.anchored_run(3)
-    assert not _state(board_from_text(f"wasp when-stuck {columns} ad2hah CS")).anchored_run(2)
+    five_d, six_h = card_from_text("5D"), card_from_text("6H")
+    assert (
+        state.anchored_run(six_h)
+        and state.anchored_run(five_d)
+        and not state.anchored_run(card_from_text("3D"))
+    )
+    assert not _state(board_from_text(f"wasp when-stuck {columns} ad2hah CS")).anchored_run(five_d)
     # The other end: 4D's group reads down to 2D, whose predecessor is in the reserve (or
     # to the Ace), so no other card can ever join it; it goes onto 5D although neither
     # run is anchored (9H lies under KH, KD in play). Not when 2D lies elsewhere.
@@ -540,7 +546,7 @@ def test_rule_9_forces_the_link_of_a_face_up_card_at_row_0_after_the_deal_only()
     assert _state(hidden).first_link(rule2=False, rule9=True) is None
     before = board_from_text(f"wasp when-stuck {columns.format(rest='')} ad2hah CS")
     assert _state(before).first_link(rule2=False, rule9=True) == (five_h, 0, 1)
-    run = _Run(_state(before, rules=ALL_RULES - {"reversible"}))
+    run = _Run(_state(before, rules=ALL_RULES - {"reversible", "anchored"}))
     assert run.enter(False, -1, 0, False) is not None
     assert run.line() == []
     # The first look for a win under when-stuck (EARLY) forces it before the deal too: a
@@ -805,7 +811,7 @@ def _forced_links(
         if anchored:
             state = _state(board)
             if board.stock and (
-                state.anchored_run(move.target) or state.anchored_group(move.card, move.source)
+                state.anchored_run(move.card + 1) or state.anchored_group(move.card, move.source)
             ):
                 found.append(move)
             continue

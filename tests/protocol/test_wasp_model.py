@@ -68,7 +68,7 @@ def _reversible(state: Search, card: int, source: int, target: int) -> bool:
 
 def _anchored(state: Search, card: int, source: int, target: int) -> bool:
     """Rule 11's links: onto an anchored run or of an anchored group."""
-    return state.anchored_run(target) or state.anchored_group(card, source)
+    return state.anchored_run(card + 1) or state.anchored_group(card, source)
 
 
 def _random_wasp_games(
@@ -330,7 +330,7 @@ def test_the_models_rule_11_is_the_searchs() -> None:
             assert Move(*first) in links
         forced += len(links)
         above += sum(state.row[m.card] > 0 for m in links)
-        groups += sum(not state.anchored_run(m.target) for m in links)
+        groups += sum(not state.anchored_run(m.card + 1) for m in links)
         compared += 1
     counts = (compared, forced, above, groups)
     assert compared > 1000 and forced > 100 and above > 10 and 10 < groups < forced, counts

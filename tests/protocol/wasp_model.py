@@ -374,43 +374,55 @@ def anchored_links(u: Universe, state: State, *, anchor: bool = True) -> list[St
     """Rule 11, before the deal: the positions after each link it forces.
 
     The link of a face-up card ``x`` onto its successor ``t`` on top of another column is
-    forced when ``t``'s column is anchored (its face-up cards, from the first one up, read
-    down by one in a suit from the top rank or from a card whose successor is in the
-    reserve) or ``x``'s group is (its cards, from ``x`` up, read down by one to the Ace or
-    to a card whose predecessor is in the reserve). ``anchor=False`` leaves out the
-    condition on the run's first card and the group's last (for showing that it is
-    needed)."""
+    forced when ``t``'s run is anchored (``t`` and the cards above it in its suit, up to
+    the top rank or to a card whose successor is in the reserve, each lie face up on their
+    successor or first in the face-up part of their column) or ``x``'s group is (its
+    cards, from ``x`` up, read down by one to the Ace or to a card whose predecessor is in
+    the reserve). ``anchor=False`` leaves out the condition on the run's last card and
+    the group's (for showing that it is needed)."""
     reserve, columns = state
     if not reserve:
         return []
+    place = {card: (j, row) for j, (_, cards) in enumerate(columns) for row, card in enumerate(cards)}
 
-    def anchored(card: int, step: int) -> bool:  # the run's first card, the group's last
-        if not anchor:
-            return True
-        beyond = u.successor(card) if step > 0 else (card - 1 if u.rank(card) > 1 else None)
-        return beyond is None or beyond in reserve
+    def run_anchored(card: int) -> bool:
+        while True:
+            if card not in place:
+                return False
+            j, row = place[card]
+            down, cards = columns[j]
+            if row < down:
+                return False
+            first = row == down
+            successor = u.successor(card)
+            if successor is None or successor in reserve or (first and not anchor):
+                return first
+            if not first and cards[row - 1] != successor:
+                return False
+            card = successor
+
+    def group_anchored(cards: tuple[int, ...], at: int) -> bool:
+        last = at
+        while last + 1 < len(cards) and u.rank(cards[last]) > 1 and cards[last + 1] == cards[last] - 1:
+            last += 1
+        if last < len(cards) - 1:
+            return False
+        return not anchor or u.rank(cards[last]) == 1 or cards[last] - 1 in reserve
 
     out = []
     for j, (down_j, cards_j) in enumerate(columns):
         if len(cards_j) <= down_j or u.rank(cards_j[-1]) == 1:
             continue
-        row = len(cards_j) - 1
-        while row > down_j and cards_j[row - 1] == u.successor(cards_j[row]):
-            row -= 1
-        run = row == down_j and anchored(cards_j[row], 1)
         x = cards_j[-1] - 1
-        for i, (down, cards) in enumerate(columns):
-            if i == j or x not in cards[down:]:
-                continue
-            at = cards.index(x)
-            last = at
-            while last + 1 < len(cards) and u.rank(cards[last]) > 1 and cards[last + 1] == cards[last] - 1:
-                last += 1
-            if run or (last == len(cards) - 1 and anchored(cards[last], -1)):
-                linked = list(columns)
-                linked[i] = _settle(u, (down, cards[:at]))
-                linked[j] = _settle(u, (down_j, cards_j + cards[at:]))
-                out.append(_key(reserve, linked))
+        if x not in place or place[x][0] == j:
+            continue
+        i, at = place[x]
+        down, cards = columns[i]
+        if at >= down and (run_anchored(cards_j[-1]) or group_anchored(cards, at)):
+            linked = list(columns)
+            linked[i] = _settle(u, (down, cards[:at]))
+            linked[j] = _settle(u, (down_j, cards_j + cards[at:]))
+            out.append(_key(reserve, linked))
     return out
 
 
