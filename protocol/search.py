@@ -297,8 +297,8 @@ class Search:
         King or to a card whose successor is in the reserve, each lie face up on their
         successor or first in the face-up part of their column. Before the deal none of
         them can join another card's group: each moves only onto its successor (one of
-        them, or out of play) or into an empty column, and only cards of them lie under
-        them."""
+        them, or out of play) or into an empty column, and under them lie only cards of
+        them and face-down cards."""
         where = self.where
         row = self.row
         card = top

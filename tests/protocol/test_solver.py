@@ -503,7 +503,8 @@ def test_rule_11_forces_a_link_onto_an_anchored_run_or_of_an_anchored_group_befo
     assert not _state(board_from_text(f"wasp when-stuck {columns} ad2hah CS")).anchored_run(five_d)
     # The other end: 4D's group reads down to 2D, whose predecessor is in the reserve (or
     # to the Ace), so no other card can ever join it; it goes onto 5D although neither
-    # run is anchored (9H lies under KH, KD in play). Not when 2D lies elsewhere.
+    # run is anchored (8H lies on TH, 9H under KH; QD's successor KD lies in play). Not
+    # when 2D lies elsewhere.
     group = "4H5H/kd9HKHQHJHTH8H7H6H/QDJDTD9D8D7D6D5D/3H4D3D2D/-/-/-"
     assert forced(f"wasp when-stuck {group} ad2hah CS") == [(four_d, 3, 2)]
     assert forced(f"wasp when-stuck {group} ad2hah CS", ALL_RULES - {"anchored"}) == []
