@@ -561,14 +561,14 @@ static int reversible_choice(State *s, size_t start, int count) {
 }
 
 /* Rule 11's first test (Search.anchored_run): whether ``top`` and the cards above it in its
- * suit, up to a King or to a card whose successor is in the reserve, each lie face up on
- * their successor or first in the face-up part of their column (none of them can ever join
- * another card's group before the deal). */
+ * suit, up to a King or to a card whose successor is in the reserve, each lie face down, or
+ * face up on their successor or first in the face-up part of their column (none of them can
+ * ever join another card's group before the deal). */
 static inline int anchored_run(const State *s, int top) {
     for (int card = top;; card++) {
         int column = s->where[card];
-        if (column >= s->ncols || s->hidden[card]) return 0;
-        int row = s->row[card], first = row == s->down[column];
+        if (column >= s->ncols) return 0;
+        int row = s->row[card], first = s->hidden[card] || row == s->down[column];
         if (RANK[card] == 12 || s->where[card + 1] == STOCK) return first;
         if (!first && s->cols[column][row - 1] != card + 1) return 0;
     }

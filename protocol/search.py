@@ -294,19 +294,20 @@ class Search:
 
     def anchored_run(self, top: int) -> bool:
         """Rule 11's first test: whether ``top`` and the cards above it in its suit, up to a
-        King or to a card whose successor is in the reserve, each lie face up on their
-        successor or first in the face-up part of their column. Before the deal none of
-        them can join another card's group: each moves only onto its successor (one of
-        them, or out of play) or into an empty column, and under them lie only cards of
-        them and face-down cards."""
+        King or to a card whose successor is in the reserve, each lie face down, or face up
+        on their successor or first in the face-up part of their column. Before the deal
+        none of them can join another card's group: each moves only onto its successor (one
+        of them, or out of play) or into an empty column, under them lie only cards of them
+        and face-down cards, and a face-down one moves only once it is turned up, first in
+        the face-up part of its column."""
         where = self.where
         row = self.row
         card = top
         while True:
             column = where[card]
-            if column >= self.ncols or self.hidden[card]:
+            if column >= self.ncols:
                 return False
-            first = row[card] == self.down[column]
+            first = self.hidden[card] or row[card] == self.down[column]
             if card % 13 == 12 or where[card + 1] == STOCK:
                 return first
             if not first and self.cols[column][row[card] - 1] != card + 1:

@@ -462,11 +462,11 @@ def test_rule_11_forces_a_link_onto_an_anchored_run_or_of_an_anchored_group_befo
     # Wasp under when-stuck, before the deal: column 2's face-up cards read KH down to 6H
     # over a face-down card, so none of them can ever join another card's group. 5H (with
     # 4D on it) lies at row 1 of column 1, where rule 10 does not reach: rule 11 links it
-    # onto 6H without branching, and then rule 10 links 3H (at row 0 of column 4, with 2D
-    # and 3D) onto 4H, now alone in column 1.
-    columns = "4H5H4D/kdKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H2D3D/-/-/-"
+    # onto 6H without branching, and then rule 10 links 3H (at row 0 of column 4, with KD
+    # and 3D) onto 4H, now alone in column 1. The QD run is not anchored: KD lies on 3H.
+    columns = "4H5H4D/2dKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3HKD3D/-/-/-"
     five_h, three_h = card_from_text("5H"), card_from_text("3H")
-    four_d = card_from_text("4D")
+    four_d, five_d, six_h = card_from_text("4D"), card_from_text("5D"), card_from_text("6H")
 
     def forced(text: str, rules: frozenset[str] = ALL_RULES) -> list[tuple[int, int, int]]:
         run = _Run(_state(board_from_text(text), rules=rules))
@@ -477,42 +477,46 @@ def test_rule_11_forces_a_link_onto_an_anchored_run_or_of_an_anchored_group_befo
     assert forced(f"wasp when-stuck {columns} ad2hah CS", ALL_RULES - {"anchored"}) == []
     # Not under the any-time rule (a deal may come at any position).
     assert forced(f"wasp any-time {columns} ad2hah CS") == []
+    state = _state(board_from_text(f"wasp when-stuck {columns} ad2hah CS"))
+    assert state.anchored_run(six_h) and not state.anchored_run(five_d)
     # Not when a card that is not of the run lies face up under it: 2D could carry the run
-    # onto 3D.
-    assert forced("wasp when-stuck 4H5H4D/kd2DKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H3D/-/-/- ad2hah CS") == []
-    # A run headed by a card whose successor is in the reserve is anchored too: with KD in
-    # the reserve, QD down to 5D is, and after the links above 4D goes onto 5D, 4H (with
-    # 3H, 2D and 3D) onto 5H, 3D onto 4D and 2D onto 3D; the QD run was not anchored
-    # above, where KD lay face down in play.
-    anchored = "4H5H4D/2hKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H2D3D/-/-/- adkdah CS"
-    assert forced(f"wasp when-stuck {anchored}") == [
-        (five_h, 0, 1),
-        (three_h, 3, 0),
-        (four_d, 1, 2),
-        (card_from_text("4H"), 0, 1),
-        (card_from_text("3D"), 1, 2),
-        (card_from_text("2D"), 1, 2),
-    ]
-    state = _state(board_from_text(f"wasp when-stuck {anchored}"))
-    five_d, six_h = card_from_text("5D"), card_from_text("6H")
-    assert (
-        state.anchored_run(six_h)
-        and state.anchored_run(five_d)
-        and not state.anchored_run(card_from_text("3D"))
+    # onto 3D (and here does, by forced links that start elsewhere).
+    assert (five_h, 0, 1) not in forced(
+        "wasp when-stuck 4H5H4D/kd2DKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H3D/-/-/- ad2hah CS"
     )
-    assert not _state(board_from_text(f"wasp when-stuck {columns} ad2hah CS")).anchored_run(five_d)
-    # The other end: 4D's group reads down to 2D, whose predecessor is in the reserve (or
-    # to the Ace), so no other card can ever join it; it goes onto 5D although neither
-    # run is anchored (8H lies on TH, 9H under KH; QD's successor KD lies in play). Not
-    # when 2D lies elsewhere.
-    group = "4H5H/kd9HKHQHJHTH8H7H6H/QDJDTD9D8D7D6D5D/3H4D3D2D/-/-/-"
-    assert forced(f"wasp when-stuck {group} ad2hah CS") == [(four_d, 3, 2)]
+    # A run is anchored too where the card above it lies face down (KD, column 2: it can
+    # move only once turned up, first in its column), or in the reserve: QD down to 5D then
+    # takes 4D, and after the links above 4H (with 3H, 2D and 3D) goes onto 5H, 3D onto 4D
+    # and 2D onto 3D.
+    for anchored in (
+        "4H5H4D/kdKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H2D3D/-/-/- ad2hah CS",
+        "4H5H4D/2hKHQHJHTH9H8H7H6H/QDJDTD9D8D7D6D5D/3H2D3D/-/-/- adkdah CS",
+    ):
+        assert forced(f"wasp when-stuck {anchored}") == [
+            (five_h, 0, 1),
+            (three_h, 3, 0),
+            (four_d, 1, 2),
+            (card_from_text("4H"), 0, 1),
+            (card_from_text("3D"), 1, 2),
+            (card_from_text("2D"), 1, 2),
+        ]
+        state = _state(board_from_text(f"wasp when-stuck {anchored}"))
+        assert state.anchored_run(six_h) and state.anchored_run(five_d)
+        assert not state.anchored_run(card_from_text("3D"))
+    # The other end: 4D's group reads down to 2D, whose predecessor is in the reserve, so no
+    # other card can ever join it; it goes onto 5D although neither run is anchored (KH
+    # lies on 9H, QD on 3H), and QD then goes onto KD, left alone at row 0. Not when 2D
+    # lies elsewhere.
+    group = "4H5H/9HKHQHJHTH8H7H6H/3HQDJDTD9D8D7D6D5D/KD4D3D2D/-/-/-"
+    queen_d = card_from_text("QD")
+    assert forced(f"wasp when-stuck {group} ad2hah CS") == [(four_d, 3, 2), (queen_d, 2, 3)]
     assert forced(f"wasp when-stuck {group} ad2hah CS", ALL_RULES - {"anchored"}) == []
-    ace = "4H5H/kd9HKHQHJHTH8H7H6H/QDJDTD9D8D7D6D5D/4D3D2DAD/-/-/- 2hah3h CS"
-    assert forced(f"wasp when-stuck {ace}") == [(four_d, 3, 2)]
-    assert forced("wasp when-stuck 4H5H/kd9HKHQHJHTH8H7H6H/QDJDTD9D8D7D6D5D/3H2D4D3D/-/-/- ad2hah CS") == []
+    assert forced("wasp when-stuck 4H5H/9HKHQHJHTH8H7H6H/3HQDJDTD9D8D7D6D5D/KD2D4D3D/-/-/- ad2hah CS") == []
     state = _state(board_from_text(f"wasp when-stuck {group} ad2hah CS"))
-    assert state.anchored_group(four_d, 3) and not state.anchored_group(card_from_text("3H"), 3)
+    assert state.anchored_group(four_d, 3) and not state.anchored_group(card_from_text("3H"), 2)
+    # Or to the Ace (the hearts follow, onto runs anchored by KH).
+    ace = "4H5H/KHQHJHTH8H7H6H/9HQDJDTD9D8D7D6D5D/KD4D3D2DAD/-/-/- 3h2hah CS"
+    assert forced(f"wasp when-stuck {ace}")[:2] == [(four_d, 3, 2), (queen_d, 2, 3)]
 
 
 def test_a_king_on_a_complete_run_of_the_suit_below_is_not_a_rooted_run() -> None:

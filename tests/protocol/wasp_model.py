@@ -375,11 +375,11 @@ def anchored_links(u: Universe, state: State, *, anchor: bool = True) -> list[St
 
     The link of a face-up card ``x`` onto its successor ``t`` on top of another column is
     forced when ``t``'s run is anchored (``t`` and the cards above it in its suit, up to
-    the top rank or to a card whose successor is in the reserve, each lie face up on their
-    successor or first in the face-up part of their column) or ``x``'s group is (its
-    cards, from ``x`` up, read down by one to the Ace or to a card whose predecessor is in
-    the reserve). ``anchor=False`` leaves out the condition on the run's last card and
-    the group's (for showing that it is needed)."""
+    the top rank or to a card whose successor is in the reserve, each lie face down, or
+    face up on their successor or first in the face-up part of their column) or ``x``'s
+    group is (its cards, from ``x`` up, read down by one to the Ace or to a card whose
+    predecessor is in the reserve). ``anchor=False`` leaves out the condition on the
+    run's last card and the group's (for showing that it is needed)."""
     reserve, columns = state
     if not reserve:
         return []
@@ -391,9 +391,7 @@ def anchored_links(u: Universe, state: State, *, anchor: bool = True) -> list[St
                 return False
             j, row = place[card]
             down, cards = columns[j]
-            if row < down:
-                return False
-            first = row == down
+            first = row <= down  # face down, or first face up
             successor = u.successor(card)
             if successor is None or successor in reserve or (first and not anchor):
                 return first
