@@ -56,6 +56,13 @@ exact model of small Wasp games):
     column back into the column it empties undoes it, and every stuck position (where the
     deal comes) stays reachable. Where such a link waits only for that other link (its
     crossing), the search tries just the two.
+11. *Anchored links (Wasp, when-stuck).* Before the deal, a face-up card at any row is
+    linked onto its successor without branching where nothing can ever carry the
+    successor into the card's group: the successor and the cards above it in its suit,
+    up to a King or to a card whose successor is in the reserve, each lie face down, on
+    their successor, or first in the face-up part of their column; or the card's group
+    reads down in its suit to the Ace or to a card whose predecessor is in the reserve.
+    Every path to a stuck position plays that link, and it commutes with the others.
 
 The search itself is defined by :mod:`protocol.search`, which keeps the position in plain
 lists that mirror :class:`~protocol.game.Board` exactly (same column indices, same
