@@ -19,6 +19,8 @@ from protocol.game import (
 )
 from protocol.solver import Budget, solve
 
+from .options import positive_int, positive_seconds
+
 __all__ = ["register", "run"]
 
 
@@ -35,8 +37,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=[rule.value for rule in ReserveRule],
         help="when the reserve may be dealt (ignored with --position, which names its rule)",
     )
-    parser.add_argument("--budget-seconds", type=float, default=10.0, help="time budget (default 10)")
-    parser.add_argument("--budget-nodes", type=int, default=50_000_000, help="node budget (default 5e7)")
+    parser.add_argument(
+        "--budget-seconds", type=positive_seconds, default=10.0, help="time budget (default 10)"
+    )
+    parser.add_argument(
+        "--budget-nodes", type=positive_int, default=50_000_000, help="node budget (default 5e7)"
+    )
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
     parser.set_defaults(handler=run)
 

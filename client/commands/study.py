@@ -18,25 +18,27 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, ReserveRule
+from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, DealError, ReserveRule, check_number
 from protocol.solver import Budget, Verdict, percentile, solve_deal, wilson_interval
 
-__all__ = ["draw_numbers", "register", "run", "summarize"]
+from .options import positive_int, positive_seconds
+
+__all__ = ["draw_numbers", "read_numbers", "register", "run", "summarize"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``study`` subcommand."""
     parser = subparsers.add_parser("study", help="solve random deals and report the share that can be won")
     parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
-    parser.add_argument("--deals", type=int, default=100, help="how many deals (default 100)")
-    parser.add_argument("--budget-seconds", type=float, default=10.0, help="time budget per deal")
-    parser.add_argument("--budget-nodes", type=int, default=50_000_000, help="node budget per deal")
+    parser.add_argument("--deals", type=positive_int, default=100, help="how many deals (default 100)")
+    parser.add_argument("--budget-seconds", type=positive_seconds, default=10.0, help="time budget per deal")
+    parser.add_argument("--budget-nodes", type=positive_int, default=50_000_000, help="node budget per deal")
     parser.add_argument(
         "--reserve", default=ReserveRule.ANY_TIME.value, choices=[rule.value for rule in ReserveRule]
     )
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
     parser.add_argument("--seed", type=int, help="seed for a reproducible list of deal numbers")
-    parser.add_argument("--numbers-file", type=Path, help="solve the numbers in this file, one per line")
+    parser.add_argument("--numbers-file", type=Path, help="solve the deal numbers listed in this file")
     parser.add_argument("--out", type=Path, help="write every deal's number and result to this JSON file")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument(
@@ -63,6 +65,31 @@ def draw_numbers(count: int, seed: int | None) -> list[int]:
         rng = random.Random(seed)
         return [COMPETITIVE_MIN + rng.randrange(span) for _ in range(count)]
     return [COMPETITIVE_MIN + secrets.randbelow(span) for _ in range(count)]
+
+
+def read_numbers(path: Path) -> list[int]:
+    """Return the deal numbers listed in ``path`` (whitespace between them, lines may be blank).
+
+    Raises ``OSError`` if the file cannot be read and ``ValueError``, naming the line, for
+    anything that is not a game number, or for a file that lists none.
+    """
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file of deal numbers") from None
+    except OSError as exc:
+        raise OSError(f"cannot read {path}: {exc.strerror or exc}") from None
+    numbers: list[int] = []
+    for line_number, line in enumerate(text.splitlines(), 1):
+        for word in line.split():
+            try:
+                numbers.append(check_number(int(word)))
+            except ValueError as exc:
+                reason = str(exc) if isinstance(exc, DealError) else f"not a deal number: {word!r}"
+                raise ValueError(f"{path} line {line_number}: {reason}") from None
+    if not numbers:
+        raise ValueError(f"{path} lists no deal numbers")
+    return numbers
 
 
 Task = tuple[str, int, str, float, int, bool]
@@ -143,10 +170,19 @@ def _merge(files: list[Path], as_json: bool) -> int:
     if len(described) != 1:
         print(f"error: the files describe different studies: {sorted(map(str, described))}", file=sys.stderr)
         return 2
+    if not by_number:
+        print("error: the files list no deals", file=sys.stderr)
+        return 2
     variant, reserve, budget = described.pop()
     summary = summarize(list(by_number.values()))
-    summary.update({"variant": variant, "reserve": reserve, "budget_seconds": budget,
-                    "files": [str(path) for path in files]})
+    summary.update(
+        {
+            "variant": variant,
+            "reserve": reserve,
+            "budget_seconds": budget,
+            "files": [str(path) for path in files],
+        }
+    )
     if as_json:
         print(json.dumps(summary))
     else:
@@ -160,8 +196,10 @@ def _print_summary(summary: dict[str, object], variant: str, reserve: str, budge
         entry = summary[verdict.value]
         assert isinstance(entry, dict)
         low, high = entry["ci95"]
-        print(f"  {verdict.value:<10} {entry['count']:>6}  {100 * entry['share']:6.2f}%  "
-              f"95% CI {100 * low:.2f}-{100 * high:.2f}%")
+        print(
+            f"  {verdict.value:<10} {entry['count']:>6}  {100 * entry['share']:6.2f}%  "
+            f"95% CI {100 * low:.2f}-{100 * high:.2f}%"
+        )
     timing = summary["seconds"]
     assert isinstance(timing, dict)
     template = "  solve time: median {median:.4f} s, p90 {p90:.4f} s, p99 {p99:.3f} s, max {max:.3f} s"
@@ -173,9 +211,21 @@ def run(args: argparse.Namespace) -> int:
     if args.merge:
         return _merge(args.merge, args.json)
     if args.numbers_file is not None:
-        numbers = [int(line) for line in args.numbers_file.read_text().split() if line.strip()]
+        try:
+            numbers = read_numbers(args.numbers_file)
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
         numbers = draw_numbers(args.deals, args.seed)
+    if args.out is not None:
+        # Found unwritable now, not after the whole study has run.
+        try:
+            with args.out.open("a"):
+                pass
+        except OSError as exc:
+            print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     tasks = [
         (args.variant, number, args.reserve, args.budget_seconds, args.budget_nodes, args.cpu_clock)
         for number in numbers
@@ -208,16 +258,23 @@ def run(args: argparse.Namespace) -> int:
             "loadavg": list(os.getloadavg()),
         }
     )
+    written = False
     if args.out is not None:
-        args.out.write_text(json.dumps({"summary": summary, "deals": results}, indent=1) + "\n")
-    else:
+        try:
+            args.out.write_text(json.dumps({"summary": summary, "deals": results}, indent=1) + "\n")
+            written = True
+        except OSError as exc:
+            # The study is not lost: its summary and numbers are printed instead.
+            print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+    if not written:
         summary["numbers"] = numbers
+    status = 2 if args.out is not None and not written else 0
     if args.json:
         print(json.dumps(summary))
-        return 0
+        return status
     _print_summary(summary, args.variant, args.reserve, args.budget_seconds)
-    if args.out is not None:
+    if written:
         print(f"  deals and results: {args.out}")
     else:
         print("  numbers: " + " ".join(str(number) for number in numbers))
-    return 0
+    return status

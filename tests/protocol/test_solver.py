@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
+from client.commands.study import draw_numbers
 from protocol.game import (
     CELL_BASE,
     DEAL,
@@ -1072,6 +1073,76 @@ def test_the_solve_command_accepts_a_position(capsys: pytest.CaptureFixture[str]
     assert json.loads(capsys.readouterr().out)["verdict"] == "unknown"
 
 
+SECONDS_REFUSED = "--budget-seconds: must be a number of seconds above 0"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "--number", "5", "--budget-nodes", "0"], "--budget-nodes: must be at least 1, not 0"),
+        (["solve", "--number", "5", "--budget-nodes", "-5"], "--budget-nodes: must be at least 1, not -5"),
+        (["solve", "--number", "5", "--budget-nodes", "lots"], "--budget-nodes: not a whole number: 'lots'"),
+        (["solve", "--number", "5", "--budget-seconds", "0"], SECONDS_REFUSED),
+        (["solve", "--number", "5", "--budget-seconds", "-1"], SECONDS_REFUSED),
+        (["solve", "--number", "5", "--budget-seconds", "nan"], SECONDS_REFUSED),
+        (["solve", "--number", "5", "--budget-seconds", "inf"], SECONDS_REFUSED),
+        (["study", "--deals", "0"], "--deals: must be at least 1, not 0"),
+        (["study", "--deals", "-3"], "--deals: must be at least 1, not -3"),
+        (["study", "--workers", "0"], "--workers: must be at least 1, not 0"),
+        (["study", "--budget-seconds", "soon"], "--budget-seconds: not a number of seconds: 'soon'"),
+        (["study", "--budget-nodes", "-1"], "--budget-nodes: must be at least 1, not -1"),
+    ],
+)
+def test_solve_and_study_refuse_budgets_and_counts_that_mean_nothing(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    assert exited.value.code == 2
+    captured = capsys.readouterr()
+    assert message in captured.err
+    assert captured.out == ""
+
+
+def test_the_study_command_refuses_a_bad_numbers_file_or_output_before_solving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = {
+        "words.txt": ("123456789\n\n12x 5\n", "words.txt line 3: not a deal number: '12x'"),
+        "zero.txt": ("40000 0\n", "zero.txt line 1: game number 0 is out of range"),
+        "huge.txt": (f"{10**20}\n", "huge.txt line 1: game number 100000000000000000000 is out of range"),
+        "empty.txt": ("\n  \n", "empty.txt lists no deal numbers"),
+    }
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_text(text)
+        assert main(["study", "--numbers-file", str(tmp_path / name)]) == 2
+        captured = capsys.readouterr()
+        assert message in captured.err, name
+        assert captured.out == ""
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfe\x00\x01")
+    assert main(["study", "--numbers-file", str(tmp_path / "binary.txt")]) == 2
+    assert "is not a text file of deal numbers" in capsys.readouterr().err
+    assert main(["study", "--numbers-file", str(tmp_path / "missing.txt")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    # A file of good numbers is solved, blank lines and several numbers a line allowed.
+    (tmp_path / "good.txt").write_text("5\n\n8 13\n")
+    assert main(["study", "--numbers-file", str(tmp_path / "good.txt"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["numbers"] == [5, 8, 13]
+    # An output that cannot be written is refused at once, not after the study.
+    out = tmp_path / "no such folder" / "study.json"
+    assert main(["study", "--deals", "1", "--seed", "1", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert f"cannot write {out}" in captured.err
+    assert "1/1" not in captured.err  # no deal was solved
+    # One that fails when the study is done (a full disk) still gets its summary and numbers.
+    assert main(["study", "--deals", "2", "--seed", "1", "--out", "/dev/full", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert "cannot write /dev/full: No space left on device" in captured.err
+    summary = json.loads(captured.out)
+    assert summary["numbers"] == draw_numbers(2, 1)
+    assert sum(summary[name]["count"] for name in ("winnable", "unwinnable", "unknown")) == 2
+
+
 def test_the_study_command_reports_counts_and_lists_its_deals(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["study", "--deals", "6", "--seed", "4", "--budget-seconds", "5", "--reserve", "when-stuck"]
     args.append("--json")
@@ -1133,3 +1204,9 @@ def test_study_files_merge_without_counting_a_deal_twice(
     assert main([*anytime, "--out", str(other)]) == 0
     assert main(["study", "--merge", str(first), str(other)]) == 2
     assert "different studies" in capsys.readouterr().err
+    nothing = tmp_path / "nothing.json"
+    nothing.write_text(json.dumps({**data, "deals": []}))
+    assert main(["study", "--merge", str(nothing), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert "the files list no deals" in captured.err
+    assert captured.out == ""  # no summary of nothing (its times would not be numbers)
