@@ -10,6 +10,7 @@ from protocol.message import Analysis
 
 from ..connection import ScorpionClient, ServerError
 from .common import add_server_options, run_session
+from .options import seconds
 
 __all__ = ["format_analysis", "line_text", "register", "verdict_text"]
 
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("game", help="the game id")
     parser.add_argument(
         "--wait",
-        type=float,
+        type=seconds,
         default=30.0,
         metavar="S",
         help="seconds to wait while the server is still computing it (default 30)",

@@ -11,6 +11,7 @@ from protocol.game import VARIANTS
 from ..bot import Bot, BotResult
 from ..connection import ScorpionClient, ServerError
 from .common import DEFAULT_SERVER, add_server_options
+from .options import positive_int, seconds
 
 __all__ = ["register"]
 
@@ -25,8 +26,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where.add_argument("--daily", action="store_true", help="play today's daily deal")
     parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
     parser.add_argument("--players", type=int, default=2, help="with --new-room: players to wait for")
-    parser.add_argument("--count", type=int, default=1, help="how many bots to run at once")
-    parser.add_argument("--delay", type=float, default=0.3, help="seconds between a bot's moves")
+    parser.add_argument("--count", type=positive_int, default=1, help="how many bots to run at once")
+    parser.add_argument("--delay", type=seconds, default=0.3, help="seconds between a bot's moves")
     add_server_options(parser)
     parser.set_defaults(handler=run)
 

@@ -1,13 +1,14 @@
-"""Argument types the solver's subcommands share: counts and budgets are checked when the
+"""Argument types the subcommands share: counts, budgets and waits are checked when the
 command line is parsed, so that a bad value is refused with a message naming it rather
-than running a search that cannot mean anything (a negative budget, no deals at all)."""
+than running something that cannot mean anything (a negative budget, no deals at all,
+a wait of NaN seconds)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 
-__all__ = ["positive_int", "positive_seconds"]
+__all__ = ["positive_int", "positive_seconds", "seconds"]
 
 
 def positive_int(text: str) -> int:
@@ -29,4 +30,15 @@ def positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A finite number of seconds, 0 or more (a wait or a delay)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, not {text!r}")
     return value

@@ -39,6 +39,32 @@ def test_an_unreachable_server_is_reported_without_a_traceback(capsys: pytest.Ca
     assert "cannot connect" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["analyze", "g1", "--wait", "-1"], "--wait: must be a number of seconds, 0 or more, not '-1'"),
+        (["analyze", "g1", "--wait", "nan"], "--wait: must be a number of seconds, 0 or more, not 'nan'"),
+        (["analyze", "g1", "--wait", "soon"], "--wait: not a number of seconds: 'soon'"),
+        (["bot", "--quick", "--count", "0"], "--count: must be at least 1, not 0"),
+        (
+            ["bot", "--quick", "--delay", "-0.5"],
+            "--delay: must be a number of seconds, 0 or more, not '-0.5'",
+        ),
+        (["bot", "--quick", "--delay", "inf"], "--delay: must be a number of seconds, 0 or more, not 'inf'"),
+    ],
+)
+def test_waits_delays_and_counts_that_mean_nothing_are_refused_before_connecting(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No server is given: a refused value never gets as far as connecting to one.
+    with pytest.raises(SystemExit) as exited:
+        main([*args, "--server", "ws://127.0.0.1:9/"])
+    assert exited.value.code == 2
+    captured = capsys.readouterr()
+    assert message in captured.err
+    assert "cannot connect" not in captured.err
+
+
 def test_room_links_point_at_the_web_client_and_room_codes_are_told_from_game_ids() -> None:
     assert room_link("ws://example.org:8765/", "K7MQ2X") == "http://example.org:8765/?room=K7MQ2X"
     assert room_link("wss://example.org/", "K7MQ2X") == "https://example.org/?room=K7MQ2X"
