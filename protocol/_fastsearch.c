@@ -12,9 +12,10 @@
  * is asked for before its move is made), and nothing is allocated per node.
  *
  * Entry point: search(cols, down, stock, cells, found, wasp, any_time, rules, limit,
- * seconds, timed, clock) -> (outcome, line, nodes, positions kept in the table), with the
- * arguments of Search(...) and of search() in protocol/search.py, the rules as a bit mask
- * (RULE_* below), and ``timed`` telling whether ``seconds`` and ``clock`` apply. Every
+ * seconds, timed, clock, memory) -> (outcome, line, nodes, positions kept in the table),
+ * with the arguments of Search(...) and of search() in protocol/search.py, the rules as a
+ * bit mask (RULE_* below), ``timed`` telling whether ``seconds`` and ``clock`` apply, and
+ * ``memory`` the bytes the table may take (0: no bound; see State.bytes). Every
  * 1,024 nodes it reads the clock (when timed) and lets Python run its signal handlers (an
  * exception they raise ends the search). check_hashes(on) turns on a check of the kept
  * hash at every position, for tests.
@@ -38,6 +39,7 @@
 #define WON 0
 #define LOST 1
 #define UNDECIDED 2
+#define MEMORY 3 /* undecided: the table reached its byte budget (protocol.search.MEMORY) */
 #define NO_CARD_SLOT 52 /* pads a moved group to whole blocks of four (set_places) */
 #define WORDS 5 /* sleep-set bits: card + 52 * kind, kind 0..4 (Search.bit) */
 #define BLOCK_SHIFT 26 /* the table's entries live in blocks of 64 MB */
@@ -174,7 +176,10 @@ typedef struct {
     /* moves of the open frames, stacked */
     Move *moves;
     size_t nmoves, moves_cap;
-    int failed; /* out of memory */
+    int failed; /* 1: out of memory; 2: a kept hash was wrong; 3: the byte budget reached */
+    /* The table's bytes: its slots and the entries stored (what a long search touches; the
+     * unused rest of the last block of entries is not counted), and the bound on them. */
+    size_t bytes, memory;
 } State;
 
 /* -- helpers -------------------------------------------------------------------------- */
@@ -454,6 +459,10 @@ static inline unsigned char *entry_at(State *s, uint64_t slot) {
 static int table_grow(State *s) {
     int bits = s->bits + 1;
     size_t cap = (size_t)1 << bits;
+    if (s->memory && s->bytes + cap * sizeof(uint64_t) > s->memory) { /* old and new, while copied */
+        s->failed = 3;
+        return 0;
+    }
     uint64_t *slots = table_alloc(cap * sizeof(uint64_t), cap * sizeof(uint64_t) >= HUGE_SLOTS);
     if (!slots) return 0;
     size_t old = (size_t)1 << s->bits;
@@ -468,6 +477,7 @@ static int table_grow(State *s) {
     table_free(s->slots, old * sizeof(uint64_t), old * sizeof(uint64_t) >= HUGE_SLOTS);
     s->slots = slots;
     s->bits = bits;
+    s->bytes += (cap - old) * sizeof(uint64_t);
     return 1;
 }
 
@@ -515,7 +525,10 @@ static void table_insert(State *s, const unsigned char *key, int len, uint64_t h
     s->last = entry + 1 + len;
     s->entries++;
     s->slots[i] = (tag << 32) | (unit + 1);
-    if (s->entries * 2 > mask + 1 && (s->bits >= 32 || !table_grow(s))) s->failed = 1;
+    s->bytes += size;
+    if (s->memory && s->bytes > s->memory) s->failed = 3; /* stored: the table stays whole */
+    if (!s->failed && s->entries * 2 > mask + 1 && (s->bits >= 32 || !table_grow(s)) && !s->failed)
+        s->failed = 1;
 }
 
 /* -- move generation -------------------------------------------------------------------- */
@@ -1529,6 +1542,7 @@ static int run_search(State *s, int rules, long long limit, int timed, double de
     free(frames);
     return outcome;
 nomem:
+    if (s->failed == 3) return MEMORY;
     if (s->failed == 2)
         PyErr_SetString(PyExc_RuntimeError, "the search's kept table hash differs from its position's");
     else
@@ -1603,9 +1617,14 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     long long limit;
     double seconds;
     int timed;
-    if (!PyArg_ParseTuple(args, "OOOOippiLdpO", &cols, &down, &stock, &cells, &found, &wasp, &any_time,
-                          &rules, &limit, &seconds, &timed, &clock))
+    Py_ssize_t memory;
+    if (!PyArg_ParseTuple(args, "OOOOippiLdpOn", &cols, &down, &stock, &cells, &found, &wasp, &any_time,
+                          &rules, &limit, &seconds, &timed, &clock, &memory))
         return NULL;
+    if (memory < 0) {
+        PyErr_SetString(PyExc_ValueError, "the memory budget is a number of bytes, 0 for none");
+        return NULL;
+    }
     State *s = calloc(1, sizeof(State));
     if (!s) return PyErr_NoMemory();
     PyObject *result = NULL;
@@ -1693,6 +1712,8 @@ static PyObject *py_search(PyObject *Py_UNUSED(self), PyObject *args) {
     for (int i = 0; i < s->ncells; i++)
         if (s->cells[i] != NO_CARD) s->where[s->cells[i]] = CELL_BASE + i;
     s->bits = 16;
+    s->memory = (size_t)memory;
+    s->bytes = ((size_t)1 << 16) * sizeof(uint64_t);
     s->slots = table_alloc(((size_t)1 << 16) * sizeof(uint64_t), 0);
     if (!s->slots) {
         PyErr_NoMemory();
@@ -1743,8 +1764,8 @@ static PyMethodDef methods[] = {
      "check_hashes(on): when on, every position entered compares the table hash its moves"
      " kept with one computed afresh (a RuntimeError if they differ); for tests."},
     {"search", py_search, METH_VARARGS,
-     "search(cols, down, stock, cells, found, wasp, any_time, rules, limit, seconds, timed, clock)"
-     " -> (outcome, line, nodes): protocol.search's search, in C."},
+     "search(cols, down, stock, cells, found, wasp, any_time, rules, limit, seconds, timed, clock,"
+     " memory) -> (outcome, line, nodes, positions kept): protocol.search's search, in C."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,6 +16,7 @@ def search(
     seconds: float,
     timed: bool,
     clock: Callable[[], float] | None,
+    memory: int,
     /,
 ) -> tuple[int, list[tuple[int, int, int]], int, int]: ...
 def check_hashes(on: bool, /) -> None: ...

@@ -54,6 +54,15 @@ ALL_RULES: Final = frozenset(RULE_NAMES) - {EARLY, NATURAL}
 WON: Final = 0
 LOST: Final = 1
 UNDECIDED: Final = 2
+MEMORY: Final = 3
+"""Undecided too: the table reached the search's memory budget (:func:`search`)."""
+
+_ENTRY_BYTES: Final = 16
+"""What :func:`search` counts for a position it keeps, beyond its key's bytes: the C
+search's slots (8 bytes, the table at most half full) and an entry's length byte and
+padding. Its sleep set is not counted, so this search stops a little later than the C one
+under the same budget; the positions it keeps take far more memory here anyway (a dict
+of byte strings)."""
 
 _RUNS: Final[tuple[list[int], ...]] = tuple(
     [suit * 13 + rank for rank in range(12, -1, -1)] for suit in range(4)
@@ -951,6 +960,7 @@ class _Run:
         # Each entered key maps to the moves asleep there when it was explored (rule 6; bits
         # as ``Search.bit``).
         self.seen: dict[bytes, int] = {}
+        self.bytes = 1 << 19  # the C search's first slot array
         self.path: list[Undo] = []
         self.nodes = 0
         wasp = state.wasp
@@ -1049,6 +1059,7 @@ class _Run:
                 seen[key] = sleep
             else:
                 seen[key] = sleep
+                self.bytes += ((len(key) + 8) & ~7) + _ENTRY_BYTES
                 # Rule 3 runs where a card was turned up or the reserve dealt since it last ran
                 # on the path (new information; skipping it is always sound); rule 5 at every
                 # new position, from the cards the moves since the parent concern.
@@ -1083,14 +1094,20 @@ class _Run:
 
 
 def search(
-    state: Search, limit: int, seconds: float | None, clock: Callable[[], float] | None
+    state: Search,
+    limit: int,
+    seconds: float | None,
+    clock: Callable[[], float] | None,
+    memory: int | None = None,
 ) -> tuple[int, list[tuple[int, int, int]], int, int]:
     """Run the depth-first search from ``state``'s position.
 
-    Stops after ``limit`` nodes, or once ``seconds`` have passed on ``clock`` (read every
-    1,024 nodes; never without a clock). Returns ``WON``, ``LOST`` or ``UNDECIDED``, the
-    winning line when won (moves as ``(card, source, target)``, the deal as
-    ``(-1, -1, -1)``), the nodes used, and the positions the table holds at the end.
+    Stops after ``limit`` nodes, once ``seconds`` have passed on ``clock`` (read every
+    1,024 nodes; never without a clock), or, with ``MEMORY``, once the table takes more
+    than ``memory`` bytes (counted as the C search's table would take them, roughly: see
+    ``_ENTRY_BYTES``). Returns ``WON``, ``LOST``, ``UNDECIDED`` or ``MEMORY``, the winning
+    line when won (moves as ``(card, source, target)``, the deal as ``(-1, -1, -1)``), the
+    nodes used, and the positions the table holds at the end.
     """
     deadline = clock() + seconds if clock is not None and seconds is not None else None
     # Rule 6 in Wasp rests on rule 7 (its search is acyclic, and its moves are named by card
@@ -1102,6 +1119,8 @@ def search(
     if state.found == 4:
         return WON, [], 0, 0
     entered = run.enter(False, -1, 0, False)
+    if memory and run.bytes > memory:
+        return MEMORY, [], run.nodes, len(run.seen)
     if state.found == 4:
         return WON, run.line(), run.nodes, len(run.seen)
     if not entered or not entered[0]:
@@ -1145,6 +1164,8 @@ def search(
         if state.found == 4:
             return WON, run.line(), nodes, len(run.seen)
         entered = run.enter(asleep, checked, child, True)
+        if memory and run.bytes > memory:
+            return MEMORY, [], run.nodes, len(run.seen)
         if state.found == 4:
             return WON, run.line(), run.nodes, len(run.seen)
         if entered and entered[0]:

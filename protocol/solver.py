@@ -83,7 +83,7 @@ from enum import StrEnum
 from .game.board import Board
 from .game.move import DEAL, Move
 from .game.variant import ReserveRule, Variant, get_variant
-from .search import ALL_RULES, EARLY, LOST, NATURAL, RULE_NAMES, UNDECIDED, WON, Search, search
+from .search import ALL_RULES, EARLY, LOST, MEMORY, NATURAL, RULE_NAMES, UNDECIDED, WON, Search, search
 
 try:
     from . import _fastsearch
@@ -129,12 +129,16 @@ class Budget:
 
     ``nodes`` bounds the positions generated (every move pushed counts one). ``seconds``
     bounds the time, measured with ``clock`` only: without a clock the solver reads no
-    time at all and only the node budget applies.
+    time at all and only the node budget applies. ``memory`` bounds the bytes the
+    search's table of positions may take (its slots and the entries stored, about 90
+    bytes a position); without it only the node budget bounds them. Each search a call
+    runs has its own table, freed when it ends, so the bound holds for each.
     """
 
     nodes: int = 1_000_000
     seconds: float | None = None
     clock: Callable[[], float] | None = None
+    memory: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +151,8 @@ class Solution:
     nodes: int
     seconds: float | None
     """Time spent, per the budget's clock; ``None`` when no clock was given."""
+    memory_full: bool = False
+    """The verdict is ``unknown`` because the table reached the budget's memory bound."""
 
 
 def _state(board: Board, prune: bool = True, rules: frozenset[str] | None = None) -> Search:
@@ -165,15 +171,22 @@ def _state(board: Board, prune: bool = True, rules: frozenset[str] | None = None
 
 
 def run_search(
-    state: Search, limit: int, seconds: float | None = None, clock: Callable[[], float] | None = None
+    state: Search,
+    limit: int,
+    seconds: float | None = None,
+    clock: Callable[[], float] | None = None,
+    memory: int | None = None,
 ) -> tuple[int, list[tuple[int, int, int]], int, int]:
     """Run :func:`protocol.search.search` on ``state``'s position: in C where it was built.
 
     Both give the same outcome, line, node count and number of positions kept in the table
-    (``tests/protocol/test_fastsearch.py``).
+    (``tests/protocol/test_fastsearch.py``), but for where a ``memory`` bound stops them
+    (the C search counts its table's bytes, the Python one estimates them).
     """
+    if memory is not None and memory < 1:
+        raise ValueError(f"the memory budget is a number of bytes above 0, not {memory}")
     if _fastsearch is None:
-        return search(state, limit, seconds, clock)
+        return search(state, limit, seconds, clock, memory)
     rules = sum(_RULE_BITS[name] for name in state.rules)
     timed = seconds is not None and clock is not None
     return _fastsearch.search(
@@ -189,10 +202,11 @@ def run_search(
         seconds if seconds is not None else 0.0,
         timed,
         clock,
+        memory or 0,
     )
 
 
-_VERDICTS = {WON: "winnable", LOST: "unwinnable", UNDECIDED: "unknown"}
+_VERDICTS = {WON: "winnable", LOST: "unwinnable", UNDECIDED: "unknown", MEMORY: "unknown"}
 
 
 def _budget(budget: Budget | int | None) -> Budget:
@@ -236,16 +250,18 @@ def solve(
             nodes = max(1, int((limits.nodes - spent) * _EARLY_SHARE))
             left = _seconds_left(limits, start)
             share = left * _EARLY_SHARE if left is not None else None
-            outcome, line, used_nodes, _ = run_search(quick, nodes, share, limits.clock)
+            outcome, line, used_nodes, _ = run_search(quick, nodes, share, limits.clock, limits.memory)
             spent += used_nodes
             if outcome == WON:
                 return _solution(outcome, line, spent, limits, start)
-            if outcome == UNDECIDED:
+            if outcome in (UNDECIDED, MEMORY):
                 break
     left = _seconds_left(limits, start)
     if left is not None and left <= 0:
         return _solution(UNDECIDED, [], spent, limits, start)
-    outcome, line, nodes, _ = run_search(state, max(1, limits.nodes - spent), left, limits.clock)
+    outcome, line, nodes, _ = run_search(
+        state, max(1, limits.nodes - spent), left, limits.clock, limits.memory
+    )
     return _solution(outcome, line, spent + nodes, limits, start)
 
 
@@ -268,7 +284,7 @@ def _solution(
 ) -> Solution:
     seconds = limits.clock() - start if limits.clock is not None and start is not None else None
     moves = tuple(DEAL if card < 0 else Move(card, source, target) for card, source, target in line)
-    return Solution(Verdict(_VERDICTS[outcome]), moves, nodes, seconds)
+    return Solution(Verdict(_VERDICTS[outcome]), moves, nodes, seconds, outcome == MEMORY)
 
 
 def solve_deal(

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import re
 
-__all__ = ["positive_int", "positive_seconds", "seconds"]
+__all__ = ["half_the_memory", "memory_size", "memory_text", "positive_int", "positive_seconds", "seconds"]
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def positive_int(text: str) -> int:
@@ -42,3 +46,32 @@ def seconds(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, not {text!r}")
     return value
+
+
+def memory_size(text: str) -> int:
+    """A number of bytes of at least 1M: ``800M``, ``4G``, ``1.5G``, ``65536K`` (powers of
+    1024; a trailing ``B`` or ``iB`` allowed) or plain bytes."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", text.upper())
+    if not match:
+        raise argparse.ArgumentTypeError(f"not an amount of memory (like 800M or 4G): {text!r}")
+    value = int(float(match[1]) * _UNITS[match[2]])
+    if value < _UNITS["M"]:
+        raise argparse.ArgumentTypeError(f"must be at least 1M, not {text!r}")
+    return value
+
+
+def memory_text(size: int) -> str:
+    """``size`` bytes as the largest unit that keeps a number of at least 1 (``4.0G``)."""
+    for unit in "TGMK":
+        if size >= _UNITS[unit]:
+            return f"{size / _UNITS[unit]:.1f}{unit}"
+    return f"{size}B"
+
+
+def half_the_memory() -> int | None:
+    """Half this machine's physical memory in bytes, or None where it cannot be read."""
+    try:
+        pages, page = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return pages * page // 2 if pages > 0 and page > 0 else None

@@ -19,7 +19,7 @@ from protocol.game import (
 )
 from protocol.solver import Budget, solve
 
-from .options import positive_int, positive_seconds
+from .options import half_the_memory, memory_size, memory_text, positive_int, positive_seconds
 
 __all__ = ["register", "run"]
 
@@ -43,6 +43,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--budget-nodes", type=positive_int, default=50_000_000, help="node budget (default 5e7)"
     )
+    parser.add_argument(
+        "--budget-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="memory the search's table may take, like 800M or 4G; the verdict is unknown once it "
+        "would take more (default: half this machine's memory)",
+    )
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
     parser.set_defaults(handler=run)
 
@@ -57,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
     except (DealError, NotationError) as exc:
         print(f"scorpion solve: {exc}", file=sys.stderr)
         return 2
-    budget = Budget(nodes=args.budget_nodes, seconds=args.budget_seconds, clock=time.perf_counter)
+    memory = args.budget_memory or half_the_memory()
+    budget = Budget(
+        nodes=args.budget_nodes, seconds=args.budget_seconds, clock=time.perf_counter, memory=memory
+    )
     solution = solve(board, budget)
     seconds = round(solution.seconds or 0.0, 6)
     if args.json:
@@ -72,7 +82,12 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print(f"{solution.verdict.value} ({solution.nodes} nodes, {seconds:.3f} s)")
+        full = ""
+        if solution.memory_full and memory is not None:
+            full = (
+                f"; the search's table reached the memory budget of {memory_text(memory)} (--budget-memory)"
+            )
+        print(f"{solution.verdict.value} ({solution.nodes} nodes, {seconds:.3f} s{full})")
         if solution.moves:
             print(" ".join(move_text(move) for move in solution.moves))
     return 0

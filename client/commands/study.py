@@ -21,7 +21,7 @@ from pathlib import Path
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, DealError, ReserveRule, check_number
 from protocol.solver import Budget, Verdict, percentile, solve_deal, wilson_interval
 
-from .options import positive_int, positive_seconds
+from .options import half_the_memory, memory_size, memory_text, positive_int, positive_seconds
 
 __all__ = ["draw_numbers", "read_numbers", "register", "run", "summarize"]
 
@@ -37,6 +37,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--reserve", default=ReserveRule.ANY_TIME.value, choices=[rule.value for rule in ReserveRule]
     )
     parser.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--budget-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="memory each worker's search table may take, like 800M or 4G; a deal's verdict is "
+        "unknown once it would take more (default: half this machine's memory, shared by the workers)",
+    )
     parser.add_argument("--seed", type=int, help="seed for a reproducible list of deal numbers")
     parser.add_argument("--numbers-file", type=Path, help="solve the deal numbers listed in this file")
     parser.add_argument("--out", type=Path, help="write every deal's number and result to this JSON file")
@@ -92,20 +99,25 @@ def read_numbers(path: Path) -> list[int]:
     return numbers
 
 
-Task = tuple[str, int, str, float, int, bool]
+Task = tuple[str, int, str, float, int, bool, int | None]
 
 
 def _solve_one(task: Task) -> dict[str, object]:
-    variant, number, rule, seconds, nodes, cpu_clock = task
-    budget = Budget(nodes=nodes, seconds=seconds, clock=time.process_time if cpu_clock else time.perf_counter)
-    solution = solve_deal(variant, number, rule, budget)
-    return {
+    variant, number, rule, seconds, nodes, cpu_clock, memory = task
+    clock = time.process_time if cpu_clock else time.perf_counter
+    solution = solve_deal(
+        variant, number, rule, Budget(nodes=nodes, seconds=seconds, clock=clock, memory=memory)
+    )
+    result: dict[str, object] = {
         "number": number,
         "verdict": solution.verdict.value,
         "nodes": solution.nodes,
         "seconds": round(solution.seconds or 0.0, 6),
         "moves": len(solution.moves),
     }
+    if solution.memory_full:
+        result["memory_full"] = True
+    return result
 
 
 def _results(tasks: list[Task], workers: int) -> Iterator[dict[str, object]]:
@@ -226,8 +238,12 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
             return 2
+    memory = args.budget_memory
+    if memory is None:
+        half = half_the_memory()
+        memory = half // args.workers if half is not None else None
     tasks = [
-        (args.variant, number, args.reserve, args.budget_seconds, args.budget_nodes, args.cpu_clock)
+        (args.variant, number, args.reserve, args.budget_seconds, args.budget_nodes, args.cpu_clock, memory)
         for number in numbers
     ]
     results: list[dict[str, object]] = []
@@ -251,6 +267,8 @@ def run(args: argparse.Namespace) -> int:
             "reserve": args.reserve,
             "budget_seconds": args.budget_seconds,
             "budget_nodes": args.budget_nodes,
+            "budget_memory": memory,
+            "memory_full": sum(1 for item in results if item.get("memory_full")),
             "seed": args.seed,
             "workers": args.workers,
             "clock": "cpu" if args.cpu_clock else "wall",
@@ -273,6 +291,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary))
         return status
     _print_summary(summary, args.variant, args.reserve, args.budget_seconds)
+    if summary["memory_full"] and memory is not None:
+        print(
+            f"  {summary['memory_full']} of the unknown stopped at the memory budget of "
+            f"{memory_text(memory)} a worker (--budget-memory)"
+        )
     if written:
         print(f"  deals and results: {args.out}")
     else:

@@ -21,7 +21,7 @@ import pytest
 
 from protocol import solver
 from protocol.game import Board, board_from_text, board_to_text
-from protocol.search import ALL_RULES, EARLY, NATURAL, UNDECIDED, search
+from protocol.search import ALL_RULES, EARLY, MEMORY, NATURAL, UNDECIDED, search
 from protocol.solver import _state, run_search
 
 VARIANTS = ("scorpion", "scorpion-ii", "wasp", "three-blind-mice")
@@ -193,7 +193,7 @@ def test_the_c_search_refuses_a_position_it_cannot_hold() -> None:
     def call(
         cols: list[list[int]], down: list[int], stock: list[int], cells: list[int], found: int = 2
     ) -> None:
-        run(cols, down, stock, cells, found, False, True, 255, 1000, 0.0, False, None)
+        run(cols, down, stock, cells, found, False, True, 255, 1000, 0.0, False, None, 0)
 
     cols = [list(col) for col in state.cols]
     with pytest.raises(ValueError, match="repeated card"):
@@ -214,11 +214,40 @@ def test_the_c_search_refuses_a_position_it_cannot_hold() -> None:
         call(cols, state.down, state.stock, state.cells, found=5)
     with pytest.raises(TypeError):
         call([["KS"]], [0], [], [])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="memory budget is a number of bytes"):
+        run(cols, state.down, state.stock, state.cells, 2, False, True, 255, 1000, 0.0, False, None, -1)
     # And the position itself, given whole, is searched.
     every = 255  # the eight rules' bits
     position = (state.cols, state.down, state.stock, state.cells, state.found)
     python = search(_state(board), 1000, None, None)
-    assert run(*position, False, True, every, 1000, 0.0, False, None) == python
+    assert run(*position, False, True, every, 1000, 0.0, False, None, 0) == python
+
+
+# A lost Wasp deal whose search keeps millions of positions (lost after 144 million nodes).
+HARD_WASP = 15925648616820334506
+
+
+@pytest.mark.parametrize("megabytes", [2, 8])
+def test_both_searches_stop_where_the_table_would_outgrow_the_memory_budget(megabytes: int) -> None:
+    _fast()
+    board = Board.new("wasp", HARD_WASP, "any-time")
+    memory = megabytes << 20
+    c = run_search(_state(board), 10**8, memory=memory)
+    python = search(_state(board), 10**8, None, None, memory)
+    for outcome, line, nodes, kept in (c, python):
+        assert outcome == MEMORY and line == []
+        assert nodes < 10**8
+        # Every position kept takes at least its slots' 16 bytes (the table at most half
+        # full) and an entry of 8: the kept positions fit in the budget; and the search
+        # did not stop long before it had to (keys here are 30-60 bytes).
+        assert kept * 24 <= memory
+        assert kept * 200 >= memory - (1 << 19)
+    # The Python search only estimates the C table's bytes, so they stop at nearby nodes;
+    # without the bound the same search goes on past where it stopped.
+    assert abs(python[2] - c[2]) <= c[2] // 2
+    assert run_search(_state(board), c[2])[0] == UNDECIDED  # the same nodes without the bound
+    with pytest.raises(ValueError, match="above 0"):
+        run_search(_state(board), 1000, memory=0)
 
 
 class _Stop(Exception):
