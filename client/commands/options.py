@@ -28,23 +28,22 @@ def positive_int(text: str) -> int:
 
 def positive_seconds(text: str) -> float:
     """A finite number of seconds above 0 (a time budget)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text!r}")
-    return value
+    return _seconds(text, zero=False)
 
 
 def seconds(text: str) -> float:
     """A finite number of seconds, 0 or more (a wait or a delay)."""
+    return _seconds(text, zero=True)
+
+
+def _seconds(text: str, *, zero: bool) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, not {text!r}")
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        bound = ", 0 or more" if zero else " above 0"
+        raise argparse.ArgumentTypeError(f"must be a number of seconds{bound}, not {text!r}")
     return value
 
 
