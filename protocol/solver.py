@@ -202,7 +202,7 @@ def run_search(
         seconds if seconds is not None else 0.0,
         timed,
         clock,
-        memory or 0,
+        min(memory or 0, 1 << 62),
     )
 
 

@@ -1140,6 +1140,8 @@ def test_a_memory_budget_stops_a_search_with_unknown_and_says_so(
     assert small.verdict is Verdict.UNKNOWN and small.memory_full
     larger = solve(board, Budget(nodes=10**8, memory=16 << 20))
     assert larger.memory_full and small.nodes < larger.nodes < 10**8
+    # A bound beyond any machine's memory is no bound (not an overflow).
+    assert not solve(board, Budget(nodes=small.nodes, memory=10**30)).memory_full
     bounded_by_nodes = solve(board, Budget(nodes=small.nodes))
     assert bounded_by_nodes.verdict is Verdict.UNKNOWN and not bounded_by_nodes.memory_full
     # Wasp under when-stuck runs its looks for a win first, each with its own table.
