@@ -60,9 +60,10 @@ MEMORY: Final = 3
 _ENTRY_BYTES: Final = 16
 """What :func:`search` counts for a position it keeps, beyond its key's bytes: the C
 search's slots (8 bytes, the table at most half full) and an entry's length byte and
-padding. Its sleep set is not counted, so this search stops a little later than the C one
-under the same budget; the positions it keeps take far more memory here anyway (a dict
-of byte strings)."""
+padding. It is an estimate (the sleep set is left out, the slots are counted per position
+rather than per doubling), so under the same budget the two searches stop at nearby nodes,
+not at the same one; the positions it keeps take far more memory here anyway (a dict of
+byte strings)."""
 
 _RUNS: Final[tuple[list[int], ...]] = tuple(
     [suit * 13 + rank for rank in range(12, -1, -1)] for suit in range(4)
