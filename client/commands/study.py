@@ -3,20 +3,31 @@
 Deal numbers are drawn from PySolFC's large range (32001 to 10**20 - 1) with ``--seed``
 for a reproducible list, else with :mod:`secrets`; the numbers are always listed (in the
 output, or in the ``--out`` file) so anyone can re-run exactly the same deals.
+
+A long study keeps its work: the ``--out`` file is rewritten as the study goes
+(``--checkpoint``), and a study stopped by Ctrl-C or a kill writes what it has done with
+the deals still to solve, which ``--resume FILE`` then finishes.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import multiprocessing
 import os
 import random
 import secrets
+import signal
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
+from contextlib import closing
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from types import FrameType
 
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, DealError, ReserveRule, check_number
 from protocol.solver import Budget, Verdict, percentile, solve_deal, wilson_interval
@@ -26,15 +37,32 @@ from .options import half_the_memory, memory_size, memory_text, positive_int, po
 __all__ = ["draw_numbers", "read_numbers", "register", "run", "summarize"]
 
 
+# The settings' defaults (run() applies them: the parser leaves unset options None so that
+# --resume can tell which were given).
+_VARIANT = "scorpion"
+_DEALS = 100
+_SECONDS = 10.0
+_NODES = 50_000_000
+_RESERVE = ReserveRule.ANY_TIME.value
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``study`` subcommand."""
     parser = subparsers.add_parser("study", help="solve random deals and report the share that can be won")
-    parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
-    parser.add_argument("--deals", type=positive_int, default=100, help="how many deals (default 100)")
-    parser.add_argument("--budget-seconds", type=positive_seconds, default=10.0, help="time budget per deal")
-    parser.add_argument("--budget-nodes", type=positive_int, default=50_000_000, help="node budget per deal")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), help=f"the game (default {_VARIANT})")
+    parser.add_argument("--deals", type=positive_int, help=f"how many deals (default {_DEALS})")
     parser.add_argument(
-        "--reserve", default=ReserveRule.ANY_TIME.value, choices=[rule.value for rule in ReserveRule]
+        "--budget-seconds",
+        type=positive_seconds,
+        help=f"time budget per deal (default {_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--budget-nodes", type=positive_int, help=f"node budget per deal (default {_NODES:,})"
+    )
+    parser.add_argument(
+        "--reserve",
+        choices=[rule.value for rule in ReserveRule],
+        help=f"when the reserve may be dealt (default {_RESERVE})",
     )
     parser.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
     parser.add_argument(
@@ -51,8 +79,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--cpu-clock",
         action="store_true",
+        default=None,
         help="measure the time budget and solve times in the worker's CPU seconds rather than wall "
         "seconds, so that a study on a busy machine decides the same deals as on a quiet one",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        type=positive_seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --out, rewrite the file this often while the study runs, so that a study "
+        "killed outright (kill -9, a crash) loses at most the deals done in the last SECONDS "
+        "(default 30)",
+    )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="FILE",
+        help="finish a study that was stopped: solve the deals its --out FILE lists as remaining, "
+        "with the settings recorded there, and write the whole study back to FILE",
     )
     parser.add_argument(
         "--merge",
@@ -120,17 +165,129 @@ def _solve_one(task: Task) -> dict[str, object]:
     return result
 
 
-def _results(tasks: list[Task], workers: int) -> Iterator[dict[str, object]]:
-    if workers <= 1:
-        for task in tasks:
-            yield _solve_one(task)
-        return
-    with multiprocessing.Pool(workers) as pool:
-        yield from pool.imap(_solve_one, tasks, chunksize=1)
+def _die_with(parent: int) -> None:
+    """End this worker process when the study's process ``parent`` ends, even killed
+    outright (``kill -9``), rather than let it finish a search of minutes and gigabytes
+    for nobody (Linux; elsewhere a worker ends when its next result cannot be sent)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            return
+        if os.getppid() != parent:  # it ended before that was asked for
+            os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _serve(channel: Connection, parent: int) -> None:
+    """A worker process: solve the tasks sent on ``channel`` until told to stop."""
+    # Ctrl-C reaches every process of the terminal's group: the study's own process stops
+    # the workers and writes what they did, so they leave SIGINT to it; SIGTERM (a kill of
+    # the group) just ends them, rather than running the handler inherited from it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with(parent)
+    while (task := channel.recv()) is not None:
+        try:
+            channel.send((True, _solve_one(task)))
+        except Exception as exc:  # the study stops with it, as it would in one process
+            channel.send((False, f"{type(exc).__name__}: {exc}"))
+
+
+class _WorkerLost(Exception):
+    """A worker process died or failed: the study stops, keeping what was done."""
+
+
+def _results(
+    tasks: list[Task], workers: int, tick: float
+) -> Generator[tuple[int, dict[str, object]] | None, None, None]:
+    """Solve ``tasks`` in worker processes, yielding each one's index and result as it is
+    done (in the order they finish), and ``None`` after ``tick`` seconds without one.
+
+    The deals are solved in other processes even with one worker, so that this one stays
+    free to write the study's file on time and to stop the study at once on a signal.
+    """
+    # A pipe per worker process rather than multiprocessing.Pool: a pool's shared queue
+    # has a lock that an idle worker holds while it waits, so a worker killed there (by a
+    # kill of the process group, or the kernel's out-of-memory killer) would hang the
+    # pool's shutdown; here each worker is killed and reaped on its own.
+    workers_started: list[tuple[Connection, multiprocessing.Process]] = []
+    try:
+        for _ in range(min(workers, len(tasks))):
+            ours, theirs = multiprocessing.Pipe()
+            process = multiprocessing.Process(target=_serve, args=(theirs, os.getpid()), daemon=True)
+            process.start()
+            theirs.close()
+            workers_started.append((ours, process))
+        queue = iter(enumerate(tasks))
+        busy: dict[Connection, tuple[int, multiprocessing.Process]] = {}
+        for channel, process in workers_started:
+            index, task = next(queue)
+            channel.send(task)
+            busy[channel] = (index, process)
+        while busy:
+            finished = wait(list(busy), timeout=tick)
+            if not finished:
+                yield None
+            for ready in finished:
+                assert isinstance(ready, Connection)
+                index, process = busy.pop(ready)
+                try:
+                    ok, value = ready.recv()
+                except EOFError:
+                    process.join(1)
+                    raise _WorkerLost(
+                        f"a worker process ended while solving deal {tasks[index][1]} "
+                        f"(exit code {process.exitcode})"
+                    ) from None
+                if not ok:
+                    raise _WorkerLost(f"deal {tasks[index][1]} could not be solved: {value}")
+                following = next(queue, None)
+                if following is not None:
+                    ready.send(following[1])
+                    busy[ready] = (following[0], process)
+                yield index, value
+    finally:
+        for _, process in workers_started:
+            if process.is_alive():
+                process.kill()
+        for channel, process in workers_started:
+            process.join()
+            channel.close()
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived: stop the study as Ctrl-C does."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated
+
+
+@dataclass
+class _Study:
+    """What a study solves and how: a new one from the command line, or one resumed."""
+
+    variant: str
+    reserve: str
+    seconds: float
+    nodes: int
+    memory: int | None
+    cpu_clock: bool
+    seed: int | None
+    numbers: list[int]
+    out: Path | None
+    results: list[dict[str, object]] = field(default_factory=list)
+    """The deals solved already (a resumed study's), in the order of ``numbers``."""
+    wall_seconds: float = 0.0
+    """Wall time the runs before this one took (a resumed study's)."""
 
 
 def summarize(results: list[dict[str, object]]) -> dict[str, object]:
-    """Return counts with 95% Wilson intervals and solve-time percentiles."""
+    """Return counts with 95% Wilson intervals and solve-time percentiles (``None`` for a
+    study that solved no deal, whose times are not numbers)."""
     total = len(results)
     summary: dict[str, object] = {"deals": total}
     for verdict in Verdict:
@@ -140,10 +297,10 @@ def summarize(results: list[dict[str, object]]) -> dict[str, object]:
         summary[verdict.value] = {"count": count, "share": share, "ci95": [low, high]}
     times = [float(str(item["seconds"])) for item in results]
     summary["seconds"] = {
-        "median": percentile(times, 0.5),
-        "p90": percentile(times, 0.9),
-        "p99": percentile(times, 0.99),
-        "max": max(times) if times else 0.0,
+        "median": percentile(times, 0.5) if times else None,
+        "p90": percentile(times, 0.9) if times else None,
+        "p99": percentile(times, 0.99) if times else None,
+        "max": max(times) if times else None,
         "total": sum(times),
     }
     return summary
@@ -165,9 +322,18 @@ def _merge(files: list[Path], as_json: bool) -> int:
             items = [item for item in data["deals"] if item["verdict"] in _VERDICTS and "number" in item]
             if len(items) != len(data["deals"]):
                 raise ValueError("a deal without a number or a verdict")
+            left = data.get("remaining") or []
+            if not isinstance(left, list):
+                raise TypeError("its remaining deals are not a list")
         except (OSError, ValueError, KeyError, TypeError) as exc:
             print(f"error: {path} is not a study file written by --out ({exc})", file=sys.stderr)
             return 2
+        if left:
+            print(
+                f"note: {path} is a study stopped before its end: {len(left)} of its deals are "
+                f"not solved (scorpion study --resume {path})",
+                file=sys.stderr,
+            )
         for item in items:
             known = by_number.get(item["number"])
             if known is None or known["verdict"] == Verdict.UNKNOWN.value:
@@ -214,14 +380,30 @@ def _print_summary(summary: dict[str, object], variant: str, reserve: str, budge
         )
     timing = summary["seconds"]
     assert isinstance(timing, dict)
+    if not summary["deals"]:
+        return
     template = "  solve time: median {median:.4f} s, p90 {p90:.4f} s, p99 {p99:.3f} s, max {max:.3f} s"
     print(template.format(**timing))
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the study and print its summary."""
-    if args.merge:
-        return _merge(args.merge, args.json)
+def _write(path: Path, data: dict[str, object]) -> None:
+    """Write a study file whole: a new file takes the old one's place only once written,
+    so a study stopped (or a disk filled) mid-write keeps its last checkpoint."""
+    text = json.dumps(data, indent=1) + "\n"
+    if path.exists() and not path.is_file():  # a device or a pipe: written as it is
+        path.write_text(text)
+        return
+    part = path.with_name(path.name + ".part")
+    try:
+        part.write_text(text)
+        os.replace(part, path)
+    except OSError:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _fresh(args: argparse.Namespace) -> _Study | int:
+    """The study the command line asks for, or an exit status after an error."""
     if args.numbers_file is not None:
         try:
             numbers = read_numbers(args.numbers_file)
@@ -229,75 +411,228 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     else:
-        numbers = draw_numbers(args.deals, args.seed)
-    if args.out is not None:
-        # Found unwritable now, not after the whole study has run.
-        try:
-            with args.out.open("a"):
-                pass
-        except OSError as exc:
-            print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+        numbers = draw_numbers(args.deals or _DEALS, args.seed)
     memory = args.budget_memory
     if memory is None:
         half = half_the_memory()
         memory = half // args.workers if half is not None else None
-    tasks = [
-        (args.variant, number, args.reserve, args.budget_seconds, args.budget_nodes, args.cpu_clock, memory)
-        for number in numbers
-    ]
-    results: list[dict[str, object]] = []
-    tally = dict.fromkeys((verdict.value for verdict in Verdict), 0)
-    started = time.perf_counter()
-    for result in _results(tasks, args.workers):
-        results.append(result)
-        tally[str(result["verdict"])] += 1
-        print(
-            f"\r{len(results)}/{len(tasks)} won {tally['winnable']} lost {tally['unwinnable']} "
-            f"unknown {tally['unknown']} ({time.perf_counter() - started:.0f} s)",
-            end="",
-            file=sys.stderr,
-            flush=True,
-        )
-    print(file=sys.stderr)
-    summary = summarize(results)
-    summary.update(
-        {
-            "variant": args.variant,
-            "reserve": args.reserve,
-            "budget_seconds": args.budget_seconds,
-            "budget_nodes": args.budget_nodes,
-            "budget_memory": memory,
-            "memory_full": sum(1 for item in results if item.get("memory_full")),
-            "seed": args.seed,
-            "workers": args.workers,
-            "clock": "cpu" if args.cpu_clock else "wall",
-            "wall_seconds": round(time.perf_counter() - started, 3),
-            "loadavg": list(os.getloadavg()),
-        }
+    return _Study(
+        variant=args.variant or _VARIANT,
+        reserve=args.reserve or _RESERVE,
+        seconds=args.budget_seconds or _SECONDS,
+        nodes=args.budget_nodes or _NODES,
+        memory=memory,
+        cpu_clock=bool(args.cpu_clock),
+        seed=args.seed,
+        numbers=numbers,
+        out=args.out,
     )
-    written = False
-    if args.out is not None:
+
+
+_RESUME_FIXED = (
+    ("variant", "--variant"),
+    ("reserve", "--reserve"),
+    ("deals", "--deals"),
+    ("budget_seconds", "--budget-seconds"),
+    ("budget_nodes", "--budget-nodes"),
+    ("budget_memory", "--budget-memory"),
+    ("cpu_clock", "--cpu-clock"),
+    ("seed", "--seed"),
+    ("numbers_file", "--numbers-file"),
+    ("out", "--out"),
+)
+
+
+def _resumed(args: argparse.Namespace) -> _Study | int:
+    """The stopped study in ``args.resume``'s file, or an exit status after an error."""
+    path: Path = args.resume
+    given = [flag for name, flag in _RESUME_FIXED if getattr(args, name) is not None]
+    if given:
+        print(
+            f"error: --resume finishes {path}'s study with the settings recorded there and writes "
+            f"it back there; leave out {', '.join(given)}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        data = json.loads(path.read_text())
+        head = data["summary"]
+        done = data["deals"]
+        left = data.get("remaining") or []
+        if not isinstance(done, list) or not isinstance(left, list):
+            raise TypeError("its deals are not lists")
+        if any(not isinstance(item, dict) or item.get("verdict") not in _VERDICTS for item in done):
+            raise ValueError("a deal without a verdict")
+        numbers = [check_number(item["number"]) for item in done] + [check_number(number) for number in left]
+        variant, reserve = str(head["variant"]), str(head["reserve"])
+        if variant not in VARIANTS or reserve not in {rule.value for rule in ReserveRule}:
+            raise ValueError(f"unknown variant or reserve rule {variant!r}, {reserve!r}")
+        seconds, nodes = float(head["budget_seconds"]), int(head["budget_nodes"])
+        memory = head.get("budget_memory")  # None: no bound (also files written before it existed)
+        if not (seconds > 0 and nodes > 0 and (memory is None or (isinstance(memory, int) and memory > 0))):
+            raise ValueError("its budgets are not positive")
+        if head["clock"] not in ("cpu", "wall"):
+            raise ValueError(f"unknown clock {head['clock']!r}")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"error: {path} is not a study file written by --out ({exc})", file=sys.stderr)
+        return 2
+    if not left:
+        print(f"{path}: the study is complete, no deal is left to solve", file=sys.stderr)
+    return _Study(
+        variant=variant,
+        reserve=reserve,
+        seconds=seconds,
+        nodes=nodes,
+        memory=memory,
+        cpu_clock=head["clock"] == "cpu",
+        seed=head.get("seed"),
+        numbers=numbers,
+        out=path,
+        results=done,
+        wall_seconds=float(head.get("wall_seconds") or 0.0),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the study (a new one, or the rest of a stopped one) and print its summary."""
+    if args.merge:
+        return _merge(args.merge, args.json)
+    study = _resumed(args) if args.resume is not None else _fresh(args)
+    if isinstance(study, int):
+        return study
+    if study.out is not None:
+        # Found unwritable now, not after the whole study has run.
         try:
-            args.out.write_text(json.dumps({"summary": summary, "deals": results}, indent=1) + "\n")
+            with study.out.open("a"):
+                pass
+        except OSError as exc:
+            print(f"error: cannot write {study.out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    return _run(study, args.workers, args.checkpoint, args.json)
+
+
+def _run(study: _Study, workers: int, checkpoint: float, as_json: bool) -> int:
+    first = len(study.results)  # the deals solved before (a resumed study's) come first
+    solved: dict[int, dict[str, object]] = dict(enumerate(study.results))
+    tasks: list[Task] = [
+        (study.variant, number, study.reserve, study.seconds, study.nodes, study.cpu_clock, study.memory)
+        for number in study.numbers[first:]
+    ]
+    tally = dict.fromkeys((verdict.value for verdict in Verdict), 0)
+    for item in study.results:
+        tally[str(item["verdict"])] += 1
+    started = time.perf_counter()
+
+    def contents() -> dict[str, object]:
+        # The deals in the order of the numbers, and those not solved yet (with several
+        # workers, a slow deal may still run while later ones are done).
+        results = [solved[place] for place in sorted(solved)]
+        left = [number for place, number in enumerate(study.numbers) if place not in solved]
+        summary = summarize(results)
+        summary.update(
+            {
+                "variant": study.variant,
+                "reserve": study.reserve,
+                "budget_seconds": study.seconds,
+                "budget_nodes": study.nodes,
+                "budget_memory": study.memory,
+                "memory_full": sum(1 for item in results if item.get("memory_full")),
+                "seed": study.seed,
+                "workers": workers,
+                "clock": "cpu" if study.cpu_clock else "wall",
+                "wall_seconds": round(study.wall_seconds + time.perf_counter() - started, 3),
+                "loadavg": list(os.getloadavg()),
+                "remaining": len(left),
+            }
+        )
+        data: dict[str, object] = {"summary": summary, "deals": results}
+        if left:
+            data["remaining"] = left
+        return data
+
+    stopped = 0
+    failure = ""
+    saved = time.perf_counter()
+    unsaved = warned = False
+
+    def _checkpoint() -> None:
+        nonlocal saved, unsaved, warned
+        assert study.out is not None
+        try:
+            _write(study.out, contents())
+            unsaved = False
+        except OSError as exc:
+            if not warned:  # the final write tries again, and says so if it fails
+                print(f"\nwarning: cannot write {study.out} yet: {exc.strerror or exc}", file=sys.stderr)
+                warned = True
+        saved = time.perf_counter()
+
+    handler = None
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        with closing(_results(tasks, workers, checkpoint)) as stream:
+            for done in stream:  # None: a while without a result (a slow deal)
+                if done is not None:
+                    index, result = done
+                    solved[first + index] = result
+                    unsaved = True
+                    tally[str(result["verdict"])] += 1
+                    print(
+                        f"\r{len(solved)}/{len(study.numbers)} won {tally['winnable']} "
+                        f"lost {tally['unwinnable']} unknown {tally['unknown']} "
+                        f"({time.perf_counter() - started:.0f} s)",
+                        end="",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                if unsaved and study.out is not None and time.perf_counter() - saved >= checkpoint:
+                    _checkpoint()
+    except KeyboardInterrupt:
+        stopped = signal.SIGINT
+    except _Terminated:
+        stopped = signal.SIGTERM
+    except _WorkerLost as exc:
+        failure = str(exc)
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGTERM, handler)
+    print(file=sys.stderr)
+    data = contents()
+    summary = data["summary"]
+    assert isinstance(summary, dict)
+    written = False
+    if study.out is not None:
+        try:
+            _write(study.out, data)
             written = True
         except OSError as exc:
             # The study is not lost: its summary and numbers are printed instead.
-            print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"error: cannot write {study.out}: {exc.strerror or exc}", file=sys.stderr)
     if not written:
-        summary["numbers"] = numbers
-    status = 2 if args.out is not None and not written else 0
-    if args.json:
+        summary["numbers"] = study.numbers
+    if stopped or failure:
+        if failure:
+            print(f"error: {failure}", file=sys.stderr)
+        left = len(study.numbers) - len(solved)
+        print(f"stopped: {len(solved)} of {len(study.numbers)} deals solved, {left} not", file=sys.stderr)
+        if written:
+            print(f"finish it with: scorpion study --resume {study.out}", file=sys.stderr)
+        status = 128 + stopped if stopped else 1
+    else:
+        status = 2 if study.out is not None and not written else 0
+    if as_json:
         print(json.dumps(summary))
         return status
-    _print_summary(summary, args.variant, args.reserve, args.budget_seconds)
-    if summary["memory_full"] and memory is not None:
+    _print_summary(summary, study.variant, study.reserve, study.seconds)
+    memory_full = summary["memory_full"]
+    if memory_full and study.memory is not None:
         print(
-            f"  {summary['memory_full']} of the unknown stopped at the memory budget of "
-            f"{memory_text(memory)} a worker (--budget-memory)"
+            f"  {memory_full} of the unknown stopped at the memory budget of "
+            f"{memory_text(study.memory)} a worker (--budget-memory)"
         )
     if written:
-        print(f"  deals and results: {args.out}")
+        print(f"  deals and results: {study.out}")
     else:
-        print("  numbers: " + " ".join(str(number) for number in numbers))
+        print("  numbers: " + " ".join(str(number) for number in study.numbers))
     return status

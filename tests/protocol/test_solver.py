@@ -1257,7 +1257,12 @@ def test_study_files_merge_without_counting_a_deal_twice(
     flipped.write_text(json.dumps({**data, "deals": changed}))
     assert main(["study", "--merge", str(first), str(flipped)]) == 2
     assert f"deal {data['deals'][0]['number']} is" in capsys.readouterr().err
-    for text in ("not json", json.dumps({"deals": []}), json.dumps({**data, "deals": [{"number": 1}]})):
+    for text in (
+        "not json",
+        json.dumps({"deals": []}),
+        json.dumps({**data, "deals": [{"number": 1}]}),
+        json.dumps({**data, "remaining": 5}),
+    ):
         broken = tmp_path / "broken.json"
         broken.write_text(text)
         assert main(["study", "--merge", str(first), str(broken)]) == 2
