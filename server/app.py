@@ -21,6 +21,7 @@ import uuid
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar
@@ -1118,10 +1119,29 @@ class ScorpionServer:
     # solver: post-game analysis and practice hints ------------------------------------------
 
     async def run_solver(self, function: Callable[..., Any], *args: Any) -> Any:
-        """Run a solver function in the node's worker process (never on the event loop)."""
+        """Run a solver function in the node's worker process (never on the event loop).
+
+        A worker that died (the kernel's out-of-memory killer, a kill) leaves its pool
+        broken for good: a new pool takes its place and the call is tried once more, so
+        one lost worker costs no analysis or hint, now or later.
+        """
+        try:
+            return await self._in_solver_worker(function, args)
+        except BrokenProcessPool:
+            return await self._in_solver_worker(function, args)
+
+    async def _in_solver_worker(self, function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         if self.solver_pool is None:
             self.solver_pool = worker_pool()
-        return await asyncio.get_running_loop().run_in_executor(self.solver_pool, function, *args)
+        pool = self.solver_pool
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, function, *args)
+        except BrokenProcessPool:
+            if self.solver_pool is pool:  # not replaced yet by another call that met it
+                self.solver_pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
+                log.warning("the solver's worker process died; starting another", extra={"node": self.node})
+            raise
 
     async def _analyze(self, game: LiveGame, player: str) -> None:
         """Compute, store and push one racer's post-game analysis."""

@@ -27,6 +27,29 @@ def stop_process(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, wait
             process.wait()
 
 
+def child_pids(parent: int) -> list[int]:
+    """The processes whose parent is ``parent`` (read from Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # ended meanwhile
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(int(entry.name))
+    return found
+
+
+def is_running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not ended (a zombie has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 class RedisServer:
     """A private valkey/redis server on a unix socket, for one test session."""
 

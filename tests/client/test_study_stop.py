@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
+from tests.conftest import child_pids, is_running
 
 # Wasp any-time deals decided in milliseconds, and one that takes over a minute to prove
 # lost (docs/solver.md): the study is stopped while it works on that one.
@@ -159,25 +160,12 @@ def test_resume_refuses_other_settings_and_files_that_are_not_studies(
     assert "is not a study file" in capsys.readouterr().err
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:  # ended meanwhile
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def test_a_worker_killed_stops_the_study_with_its_work_kept(tmp_path: Path) -> None:
     # As the kernel's out-of-memory killer would: the worker solving the hard deal dies.
     process, out = _start(tmp_path, 2)
     try:
         _wait_for_deals(out, len(FAST) + len(MORE), process)
-        workers = _children(process.pid)
+        workers = child_pids(process.pid)
         assert len(workers) == 2
         for worker in workers:
             os.kill(worker, signal.SIGKILL)
@@ -200,14 +188,14 @@ def test_a_study_killed_outright_keeps_its_last_checkpoint_and_its_workers_end(t
     process, out = _start(tmp_path, 2)
     try:
         _wait_for_deals(out, len(FAST) + len(MORE), process)
-        workers = _children(process.pid)
+        workers = child_pids(process.pid)
         assert len(workers) == 2
         process.kill()  # kill -9: nothing is written at the end
         process.communicate(timeout=60)
         deadline = time.monotonic() + 30
-        while _alive(workers) and time.monotonic() < deadline:
+        while any(map(is_running, workers)) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not _alive(workers), "the workers outlived the study"
+        assert not any(map(is_running, workers)), "the workers outlived the study"
     finally:
         if process.poll() is None:
             process.kill()
@@ -217,14 +205,3 @@ def test_a_study_killed_outright_keeps_its_last_checkpoint_and_its_workers_end(t
     kept = json.loads(out.read_text())
     assert [item["number"] for item in kept["deals"]] == [*FAST, *MORE]
     assert kept["remaining"] == [HARD]
-
-
-def _alive(pids: list[int]) -> bool:
-    alive = False
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        alive = alive or state != "Z"
-    return alive

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from protocol.game import Board, move_from_json, move_json
 from protocol.solver import Budget, Verdict, first_losing_move, solve, solve_deal
+from tests.conftest import child_pids, is_running
 
 from .conftest import Client
 
@@ -99,3 +104,36 @@ async def test_races_and_the_daily_get_no_solver_help_while_running(
     await ann.expect("race_ended")
     hidden = await ann.request({"type": "analyze", "game": start["game"]})
     assert hidden["code"] == "not_allowed" and "day" in hidden["message"]
+
+
+def _solver_workers() -> set[int]:
+    found = set()
+    for pid in child_pids(os.getpid()):
+        try:
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.add(pid)
+        except OSError:  # ended meanwhile
+            continue
+    return found
+
+
+async def test_a_solver_worker_that_dies_is_replaced(local_node: Any, open_client: Any) -> None:
+    # As the kernel's out-of-memory killer would: the node's solver worker is killed.
+    number, _line = winnable_deal()
+    node = await local_node(test_deals=str(number))
+    ann: Client = await open_client(node, "Ann")
+    start = await ann.request({"type": "solo_new"})
+    ask = {"type": "winnable", "game": start["game"], "v": start["v"]}
+    before = _solver_workers()  # other tests' nodes may still be ending theirs
+    first = await ann.request(ask)
+    assert first["type"] == "winnable_info" and first["verdict"] == "winnable"
+    workers = sorted(_solver_workers() - before)
+    assert len(workers) == 1
+    os.kill(workers[0], signal.SIGKILL)
+    while is_running(workers[0]):
+        await asyncio.sleep(0.01)
+    again = await ann.request(ask)
+    assert again["type"] == "winnable_info", again
+    assert again["verdict"] == "winnable" and again["move"] == first["move"]
+    # and the one after it goes straight to the new worker
+    assert (await ann.request(ask))["type"] == "winnable_info"
