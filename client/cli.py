@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 
 from .commands import COMMAND_MODULES
@@ -21,9 +22,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``scorpion`` command line and return its exit code."""
+    """Run the ``scorpion`` command line and return its exit code (130 after Ctrl-C)."""
     args = build_parser().parse_args(argv)
-    code: int = args.handler(args)
+    try:
+        code: int = args.handler(args)
+    except KeyboardInterrupt:  # a long solve or analysis given up: no traceback
+        print(f"\nscorpion {args.command}: interrupted", file=sys.stderr)
+        return 130
     return code
 
 

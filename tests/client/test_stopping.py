@@ -1,7 +1,8 @@
-"""A study stopped part way keeps its work, and ``scorpion study --resume`` finishes it.
+"""Long commands stopped part way: a study keeps its work and ``scorpion study --resume``
+finishes it; a solve given up with Ctrl-C ends without a traceback.
 
-The stops are real signals sent to a real ``scorpion study`` process (with its pool of
-workers for Ctrl-C, which reaches the whole process group as a terminal's would).
+The stops are real signals sent to real ``scorpion`` processes (for Ctrl-C with workers,
+to the whole process group, as a terminal's would be).
 """
 
 from __future__ import annotations
@@ -205,3 +206,22 @@ def test_a_study_killed_outright_keeps_its_last_checkpoint_and_its_workers_end(t
     kept = json.loads(out.read_text())
     assert [item["number"] for item in kept["deals"]] == [*FAST, *MORE]
     assert kept["remaining"] == [HARD]
+
+
+def test_ctrl_c_ends_a_long_solve_without_a_traceback() -> None:
+    # HARD's proof takes over a minute: given up after a moment.
+    command = [sys.executable, "-m", "client.cli", "solve", "--variant", "wasp"]
+    command += ["--number", str(HARD), "--budget-seconds", "600"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)  # well into the search (the interpreter and the deal take well under 1 s)
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        output, errors = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130
+    assert "scorpion solve: interrupted" in errors
+    assert "Traceback" not in errors and output == ""
