@@ -199,6 +199,10 @@ def _serve(channel: Connection, parent: int) -> None:
 class _WorkerLost(Exception):
     """A worker process died or failed: the study stops, keeping what was done."""
 
+    def __init__(self, message: str, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
 
 def _results(
     tasks: list[Task], workers: int, tick: float
@@ -240,7 +244,8 @@ def _results(
                     process.join(1)
                     raise _WorkerLost(
                         f"a worker process ended while solving deal {tasks[index][1]} "
-                        f"(exit code {process.exitcode})"
+                        f"(exit code {process.exitcode})",
+                        process.exitcode,
                     ) from None
                 if not ok:
                     raise _WorkerLost(f"deal {tasks[index][1]} could not be solved: {value}")
@@ -258,12 +263,35 @@ def _results(
             channel.close()
 
 
-class _Terminated(Exception):
-    """SIGTERM arrived: stop the study as Ctrl-C does."""
+class _Stopped(Exception):
+    """Ctrl-C or SIGTERM arrived while the study was solving."""
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise _Terminated
+class _Signals:
+    """While in use, SIGINT and SIGTERM stop the study: while it solves, by raising
+    :class:`_Stopped`; once it is writing what it did (``solving`` false), they are only
+    noted, so that a second Ctrl-C cannot cut the last write short. The first one counts."""
+
+    WATCHED = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.received = 0
+        self.solving = True
+        self._before: dict[int, object] = {}
+
+    def __enter__(self) -> _Signals:
+        if threading.current_thread() is threading.main_thread():  # else signals cannot be caught
+            self._before = {number: signal.signal(number, self._on_signal) for number in self.WATCHED}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for number, before in self._before.items():
+            signal.signal(number, before)  # type: ignore[arg-type]
+
+    def _on_signal(self, number: int, frame: FrameType | None) -> None:
+        self.received = self.received or number
+        if self.solving:
+            raise _Stopped
 
 
 @dataclass
@@ -550,7 +578,6 @@ def _run(study: _Study, workers: int, checkpoint: float, as_json: bool) -> int:
             data["remaining"] = left
         return data
 
-    stopped = 0
     failure = ""
     saved = time.perf_counter()
     unsaved = warned = False
@@ -567,38 +594,43 @@ def _run(study: _Study, workers: int, checkpoint: float, as_json: bool) -> int:
                 warned = True
         saved = time.perf_counter()
 
-    handler = None
-    if threading.current_thread() is threading.main_thread():
-        handler = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
-        with closing(_results(tasks, workers, checkpoint)) as stream:
-            for done in stream:  # None: a while without a result (a slow deal)
-                if done is not None:
-                    index, result = done
-                    solved[first + index] = result
-                    unsaved = True
-                    tally[str(result["verdict"])] += 1
-                    print(
-                        f"\r{len(solved)}/{len(study.numbers)} won {tally['winnable']} "
-                        f"lost {tally['unwinnable']} unknown {tally['unknown']} "
-                        f"({time.perf_counter() - started:.0f} s)",
-                        end="",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                if unsaved and study.out is not None and time.perf_counter() - saved >= checkpoint:
-                    _checkpoint()
-    except KeyboardInterrupt:
-        stopped = signal.SIGINT
-    except _Terminated:
-        stopped = signal.SIGTERM
-    except _WorkerLost as exc:
-        failure = str(exc)
-    finally:
-        if handler is not None:
-            signal.signal(signal.SIGTERM, handler)
+    with _Signals() as signals:
+        try:
+            with closing(_results(tasks, workers, checkpoint)) as stream:
+                for done in stream:  # None: a while without a result (a slow deal)
+                    if done is not None:
+                        index, result = done
+                        solved[first + index] = result
+                        unsaved = True
+                        tally[str(result["verdict"])] += 1
+                        print(
+                            f"\r{len(solved)}/{len(study.numbers)} won {tally['winnable']} "
+                            f"lost {tally['unwinnable']} unknown {tally['unknown']} "
+                            f"({time.perf_counter() - started:.0f} s)",
+                            end="",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+                    if unsaved and study.out is not None and time.perf_counter() - saved >= checkpoint:
+                        _checkpoint()
+        except _Stopped:
+            pass
+        except _WorkerLost as exc:
+            # A worker ended by SIGINT or SIGTERM was stopped with the study's process group
+            # (whose own signal may come a moment later): a stop, not a failure.
+            if exc.exit_code is not None and -exc.exit_code in _Signals.WATCHED:
+                signals.received = signals.received or -exc.exit_code
+            else:
+                failure = str(exc)
+        signals.solving = False
+        return _report(study, contents(), len(solved), signals.received, failure, as_json)
+
+
+def _report(
+    study: _Study, data: dict[str, object], solved: int, stopped: int, failure: str, as_json: bool
+) -> int:
+    """Write the study's file and print its summary; return the exit status."""
     print(file=sys.stderr)
-    data = contents()
     summary = data["summary"]
     assert isinstance(summary, dict)
     written = False
@@ -614,8 +646,8 @@ def _run(study: _Study, workers: int, checkpoint: float, as_json: bool) -> int:
     if stopped or failure:
         if failure:
             print(f"error: {failure}", file=sys.stderr)
-        left = len(study.numbers) - len(solved)
-        print(f"stopped: {len(solved)} of {len(study.numbers)} deals solved, {left} not", file=sys.stderr)
+        left = len(study.numbers) - solved
+        print(f"stopped: {solved} of {len(study.numbers)} deals solved, {left} not", file=sys.stderr)
         if written:
             print(f"finish it with: scorpion study --resume {study.out}", file=sys.stderr)
         status = 128 + stopped if stopped else 1

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,8 +44,10 @@ def _wait_for_deals(path: Path, count: int, process: subprocess.Popen[str]) -> d
     raise AssertionError(f"{path} never listed {count} deals")
 
 
-def _start(tmp_path: Path, workers: int) -> tuple[subprocess.Popen[str], Path]:
-    """Start ``scorpion study`` on FAST, HARD and MORE, writing its file at every result."""
+@contextlib.contextmanager
+def _study(tmp_path: Path, workers: int) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """Run ``scorpion study`` on FAST, HARD and MORE, writing its file at every result;
+    whatever is left of it is killed at the end."""
     listed = tmp_path / "numbers.txt"
     listed.write_text("\n".join(map(str, [*FAST, HARD, *MORE])) + "\n")
     out = tmp_path / "study.json"
@@ -54,7 +57,12 @@ def _start(tmp_path: Path, workers: int) -> tuple[subprocess.Popen[str], Path]:
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    return process, out
+    try:
+        yield process, out
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # its group: the study and its workers
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 @pytest.mark.parametrize(
@@ -70,8 +78,7 @@ def test_a_stopped_study_keeps_its_work_and_resume_finishes_it(
 ) -> None:
     numbers = [*FAST, HARD, *MORE]
     done, left = ([*FAST, *MORE], [HARD]) if workers > 1 else (FAST, [HARD, *MORE])
-    process, out = _start(tmp_path, workers)
-    try:
+    with _study(tmp_path, workers) as (process, out):
         # The file is written as the study goes: the fast deals are there while the hard
         # one is still being solved (with two workers, the deals after it too).
         checkpoint = _wait_for_deals(out, len(done), process)
@@ -81,13 +88,9 @@ def test_a_stopped_study_keeps_its_work_and_resume_finishes_it(
         else:
             process.send_signal(stop)
         output, errors = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        with pytest.raises(ProcessLookupError):  # no worker left behind
+            os.killpg(process.pid, 0)
     assert process.returncode == 128 + stop, errors
-    with pytest.raises(ProcessLookupError):  # no worker left behind
-        os.killpg(process.pid, 0)
     assert f"stopped: {len(done)} of {len(numbers)} deals solved, {len(left)} not" in errors
     assert f"finish it with: scorpion study --resume {out}" in errors
     assert "Traceback" not in errors
@@ -163,18 +166,13 @@ def test_resume_refuses_other_settings_and_files_that_are_not_studies(
 
 def test_a_worker_killed_stops_the_study_with_its_work_kept(tmp_path: Path) -> None:
     # As the kernel's out-of-memory killer would: the worker solving the hard deal dies.
-    process, out = _start(tmp_path, 2)
-    try:
+    with _study(tmp_path, 2) as (process, out):
         _wait_for_deals(out, len(FAST) + len(MORE), process)
         workers = child_pids(process.pid)
         assert len(workers) == 2
         for worker in workers:
             os.kill(worker, signal.SIGKILL)
         output, errors = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
     assert process.returncode == 1, errors
     assert f"error: a worker process ended while solving deal {HARD} (exit code -9)" in errors
     assert f"finish it with: scorpion study --resume {out}" in errors
@@ -186,8 +184,7 @@ def test_a_worker_killed_stops_the_study_with_its_work_kept(tmp_path: Path) -> N
 
 
 def test_a_study_killed_outright_keeps_its_last_checkpoint_and_its_workers_end(tmp_path: Path) -> None:
-    process, out = _start(tmp_path, 2)
-    try:
+    with _study(tmp_path, 2) as (process, out):
         _wait_for_deals(out, len(FAST) + len(MORE), process)
         workers = child_pids(process.pid)
         assert len(workers) == 2
@@ -197,12 +194,6 @@ def test_a_study_killed_outright_keeps_its_last_checkpoint_and_its_workers_end(t
         while any(map(is_running, workers)) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not any(map(is_running, workers)), "the workers outlived the study"
-    finally:
-        if process.poll() is None:
-            process.kill()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
     kept = json.loads(out.read_text())
     assert [item["number"] for item in kept["deals"]] == [*FAST, *MORE]
     assert kept["remaining"] == [HARD]
@@ -214,8 +205,11 @@ def test_ctrl_c_ends_a_long_solve_without_a_traceback() -> None:
     command += ["--number", str(HARD), "--budget-seconds", "600"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.5)  # well into the search (the interpreter and the deal take well under 1 s)
-        assert process.poll() is None
+        # Well into the search: a CPU second (starting and dealing take a fraction of it).
+        deadline = time.monotonic() + 60
+        while _cpu_seconds(process.pid) < 1 and time.monotonic() < deadline:
+            assert process.poll() is None
+            time.sleep(0.05)
         process.send_signal(signal.SIGINT)
         output, errors = process.communicate(timeout=30)
     finally:
@@ -225,3 +219,8 @@ def test_ctrl_c_ends_a_long_solve_without_a_traceback() -> None:
     assert process.returncode == 130
     assert "scorpion solve: interrupted" in errors
     assert "Traceback" not in errors and output == ""
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
