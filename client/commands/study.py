@@ -12,27 +12,21 @@ the deals still to solve, which ``--resume FILE`` then finishes.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
-import multiprocessing
 import os
 import random
 import secrets
-import signal
 import sys
-import threading
 import time
-from collections.abc import Generator
 from contextlib import closing
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from types import FrameType
 
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, DealError, ReserveRule, check_number
 from protocol.solver import Budget, Verdict, percentile, solve_deal, wilson_interval
 
 from .options import half_the_memory, memory_size, memory_text, positive_int, positive_seconds
+from .workers import Stopped, StopSignals, WorkerLost, run_in_workers
 
 __all__ = ["draw_numbers", "read_numbers", "register", "run", "summarize"]
 
@@ -163,135 +157,6 @@ def _solve_one(task: Task) -> dict[str, object]:
     if solution.memory_full:
         result["memory_full"] = True
     return result
-
-
-def _die_with(parent: int) -> None:
-    """End this worker process when the study's process ``parent`` ends, even killed
-    outright (``kill -9``), rather than let it finish a search of minutes and gigabytes
-    for nobody (Linux; elsewhere a worker ends when its next result cannot be sent)."""
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        except (OSError, AttributeError):
-            return
-        if os.getppid() != parent:  # it ended before that was asked for
-            os._exit(1)
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _serve(channel: Connection, parent: int) -> None:
-    """A worker process: solve the tasks sent on ``channel`` until told to stop."""
-    # Ctrl-C reaches every process of the terminal's group: the study's own process stops
-    # the workers and writes what they did, so they leave SIGINT to it; SIGTERM (a kill of
-    # the group) just ends them, rather than running the handler inherited from it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _die_with(parent)
-    while (task := channel.recv()) is not None:
-        try:
-            channel.send((True, _solve_one(task)))
-        except Exception as exc:  # the study stops with it, as it would in one process
-            channel.send((False, f"{type(exc).__name__}: {exc}"))
-
-
-class _WorkerLost(Exception):
-    """A worker process died or failed: the study stops, keeping what was done."""
-
-    def __init__(self, message: str, exit_code: int | None = None) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
-def _results(
-    tasks: list[Task], workers: int, tick: float
-) -> Generator[tuple[int, dict[str, object]] | None, None, None]:
-    """Solve ``tasks`` in worker processes, yielding each one's index and result as it is
-    done (in the order they finish), and ``None`` after ``tick`` seconds without one.
-
-    The deals are solved in other processes even with one worker, so that this one stays
-    free to write the study's file on time and to stop the study at once on a signal.
-    """
-    # A pipe per worker process rather than multiprocessing.Pool: a pool's shared queue
-    # has a lock that an idle worker holds while it waits, so a worker killed there (by a
-    # kill of the process group, or the kernel's out-of-memory killer) would hang the
-    # pool's shutdown; here each worker is killed and reaped on its own.
-    workers_started: list[tuple[Connection, multiprocessing.Process]] = []
-    try:
-        for _ in range(min(workers, len(tasks))):
-            ours, theirs = multiprocessing.Pipe()
-            process = multiprocessing.Process(target=_serve, args=(theirs, os.getpid()), daemon=True)
-            process.start()
-            theirs.close()
-            workers_started.append((ours, process))
-        queue = iter(enumerate(tasks))
-        busy: dict[Connection, tuple[int, multiprocessing.Process]] = {}
-        for channel, process in workers_started:
-            index, task = next(queue)
-            channel.send(task)
-            busy[channel] = (index, process)
-        while busy:
-            finished = wait(list(busy), timeout=tick)
-            if not finished:
-                yield None
-            for ready in finished:
-                assert isinstance(ready, Connection)
-                index, process = busy.pop(ready)
-                try:
-                    ok, value = ready.recv()
-                except EOFError:
-                    process.join(1)
-                    raise _WorkerLost(
-                        f"a worker process ended while solving deal {tasks[index][1]} "
-                        f"(exit code {process.exitcode})",
-                        process.exitcode,
-                    ) from None
-                if not ok:
-                    raise _WorkerLost(f"deal {tasks[index][1]} could not be solved: {value}")
-                following = next(queue, None)
-                if following is not None:
-                    ready.send(following[1])
-                    busy[ready] = (following[0], process)
-                yield index, value
-    finally:
-        for _, process in workers_started:
-            if process.is_alive():
-                process.kill()
-        for channel, process in workers_started:
-            process.join()
-            channel.close()
-
-
-class _Stopped(Exception):
-    """Ctrl-C or SIGTERM arrived while the study was solving."""
-
-
-class _Signals:
-    """While in use, SIGINT and SIGTERM stop the study: while it solves, by raising
-    :class:`_Stopped`; once it is writing what it did (``solving`` false), they are only
-    noted, so that a second Ctrl-C cannot cut the last write short. The first one counts."""
-
-    WATCHED = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self) -> None:
-        self.received = 0
-        self.solving = True
-        self._before: dict[int, object] = {}
-
-    def __enter__(self) -> _Signals:
-        if threading.current_thread() is threading.main_thread():  # else signals cannot be caught
-            self._before = {number: signal.signal(number, self._on_signal) for number in self.WATCHED}
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for number, before in self._before.items():
-            signal.signal(number, before)  # type: ignore[arg-type]
-
-    def _on_signal(self, number: int, frame: FrameType | None) -> None:
-        self.received = self.received or number
-        if self.solving:
-            raise _Stopped
 
 
 @dataclass
@@ -594,9 +459,9 @@ def _run(study: _Study, workers: int, checkpoint: float, as_json: bool) -> int:
                 warned = True
         saved = time.perf_counter()
 
-    with _Signals() as signals:
+    with StopSignals() as signals:
         try:
-            with closing(_results(tasks, workers, checkpoint)) as stream:
+            with closing(run_in_workers(_solve_one, tasks, workers, checkpoint)) as stream:
                 for done in stream:  # None: a while without a result (a slow deal)
                     if done is not None:
                         index, result = done
@@ -613,16 +478,20 @@ def _run(study: _Study, workers: int, checkpoint: float, as_json: bool) -> int:
                         )
                     if unsaved and study.out is not None and time.perf_counter() - saved >= checkpoint:
                         _checkpoint()
-        except _Stopped:
+        except Stopped:
             pass
-        except _WorkerLost as exc:
+        except WorkerLost as exc:
             # A worker ended by SIGINT or SIGTERM was stopped with the study's process group
             # (whose own signal may come a moment later): a stop, not a failure.
-            if exc.exit_code is not None and -exc.exit_code in _Signals.WATCHED:
+            if exc.exit_code is not None and -exc.exit_code in StopSignals.WATCHED:
                 signals.received = signals.received or -exc.exit_code
             else:
-                failure = str(exc)
-        signals.solving = False
+                deal = study.numbers[first + exc.index]
+                if exc.error is not None:
+                    failure = f"deal {deal} could not be solved: {exc.error}"
+                else:
+                    failure = f"a worker process ended while solving deal {deal} (exit code {exc.exit_code})"
+        signals.raising = False
         return _report(study, contents(), len(solved), signals.received, failure, as_json)
 
 
