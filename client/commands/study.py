@@ -286,6 +286,7 @@ def _write(path: Path, data: dict[str, object]) -> None:
     if path.exists() and not path.is_file():  # a device or a pipe: written as it is
         path.write_text(text)
         return
+    path = path.resolve()  # a link stays a link: the file it names is the one replaced
     part = path.with_name(path.name + ".part")
     try:
         part.write_text(text)
@@ -362,7 +363,7 @@ def _resumed(args: argparse.Namespace) -> _Study | int:
             raise ValueError(f"unknown variant or reserve rule {variant!r}, {reserve!r}")
         seconds, nodes = float(head["budget_seconds"]), int(head["budget_nodes"])
         memory = head.get("budget_memory")  # None: no bound (also files written before it existed)
-        if not (seconds > 0 and nodes > 0 and (memory is None or (isinstance(memory, int) and memory > 0))):
+        if not (seconds > 0 and nodes > 0 and (memory is None or (type(memory) is int and memory > 0))):
             raise ValueError("its budgets are not positive")
         if head["clock"] not in ("cpu", "wall"):
             raise ValueError(f"unknown clock {head['clock']!r}")

@@ -162,6 +162,21 @@ def test_resume_refuses_other_settings_and_files_that_are_not_studies(
         assert f"{broken} is not a study file written by --out" in capsys.readouterr().err
     assert main(["study", "--resume", str(tmp_path / "missing.json")]) == 2
     assert "is not a study file" in capsys.readouterr().err
+    boolean = tmp_path / "bool-memory.json"
+    boolean.write_text(json.dumps({**data, "summary": {**data["summary"], "budget_memory": True}}))
+    assert main(["study", "--resume", str(boolean)]) == 2
+    assert "its budgets are not positive" in capsys.readouterr().err
+
+
+def test_a_study_file_behind_a_link_is_written_through_it(tmp_path: Path) -> None:
+    (tmp_path / "results").mkdir()
+    target = tmp_path / "results" / "study.json"
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    assert main(["study", "--deals", "2", "--seed", "1", "--budget-seconds", "5", "--out", str(link)]) == 0
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert len(json.loads(target.read_text())["deals"]) == 2
+    assert list((tmp_path / "results").iterdir()) == [target]  # no .part left behind
 
 
 def test_a_worker_killed_stops_the_study_with_its_work_kept(tmp_path: Path) -> None:
