@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ClassVar
 
 from rich.console import Console
@@ -32,6 +32,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, Static
+from textual.worker import Worker
 
 from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text, move_text
 from protocol.message import Analysis, MatchFound, Queued, QueueTimeout, RaceEnded
@@ -106,6 +107,7 @@ class ScorpionApp(App[int]):
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
         self._mode: tuple[str, bool] | None = None
+        self.quitting = False
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -121,10 +123,11 @@ class ScorpionApp(App[int]):
     async def on_mount(self) -> None:
         self.query_one("#board-scroll").can_focus = False
         self.set_focus(None)
-        self.run_worker(self._pump(), exclusive=False, group="events")
+        self._spawn(self._pump, "events")
         self.set_interval(1.0, self._tick)
         if self.starter is not None:
-            self._run(self.starter(self.client))
+            starter = self.starter
+            self._run(lambda: starter(self.client))
         self.redraw()
 
     async def _pump(self) -> None:
@@ -153,10 +156,26 @@ class ScorpionApp(App[int]):
         with contextlib.suppress(NoMatches):  # the screen is going away
             self.query_one("#status", Static).update(self.status_text())
 
-    def _run(self, coro: Awaitable[Any]) -> None:
+    def _spawn(self, job: Callable[[], Coroutine[Any, Any, None]], group: str) -> Worker[None]:
+        """Run ``job()`` in a textual worker, called only once the worker starts.
+
+        Given the function rather than a coroutine, a worker cancelled before it starts
+        (the app closing) leaves no coroutine behind that was never awaited.
+        """
+        return self.run_worker(job, group=group)
+
+    def _run(self, request: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``request()`` in a worker, its errors shown on the message line.
+
+        The request is made only when the worker starts, and not at all once the app is
+        quitting: keys typed just after ``q`` send nothing to the server.
+        """
+        if self.quitting:
+            return
+
         async def guarded() -> None:
             try:
-                await coro
+                await request()
             except IllegalLocally as exc:
                 self.say(f"illegal: {exc}")
             except ServerError as exc:
@@ -165,7 +184,7 @@ class ScorpionApp(App[int]):
                 self.say(f"error: {exc}")
             self.redraw()
 
-        self.run_worker(guarded(), group="requests")
+        self._spawn(guarded, "requests")
 
     def say(self, note: str) -> None:
         """Show a one-line message."""
@@ -406,7 +425,7 @@ class ScorpionApp(App[int]):
             answer = await self.client.move(move)
             self.say(f"{move_text(move)} accepted (v{answer.v})")
 
-        self._run(play())
+        self._run(play)
 
     def action_cancel(self) -> None:
         self.picked = None
@@ -417,13 +436,13 @@ class ScorpionApp(App[int]):
     # -- commands -------------------------------------------------------------------------
 
     def action_undo(self) -> None:
-        self._run(self._simple(self.client.undo, "undone"))
+        self._run(lambda: self._simple(self.client.undo, "undone"))
 
     def action_deal(self) -> None:
         self._play(move_from_text("deal"))
 
     def action_resign(self) -> None:
-        self._run(self._simple(self.client.resign, "you resigned"))
+        self._run(lambda: self._simple(self.client.resign, "you resigned"))
 
     async def _simple(self, request: Callable[[], Awaitable[Any]], done: str) -> None:
         await request()
@@ -439,7 +458,7 @@ class ScorpionApp(App[int]):
             self._point_at(answer.game, answer.v, best)
             self.say("hint: " + ", ".join(move_text(move_from_json(m)) for m in answer.moves[:5]))
 
-        self._run(hint())
+        self._run(hint)
 
     def _point_at(self, game: str, v: int, move: Move) -> None:
         """Highlight ``move`` as the hint: the cursor on its card, its target column marked."""
@@ -476,7 +495,7 @@ class ScorpionApp(App[int]):
             else:
                 self.say("still winnable: unknown (the solver gave up)")
 
-        self._run(winnable())
+        self._run(winnable)
 
     def _on_analysis(self, analysis: Analysis) -> None:
         """Find the move the analysis says the win slipped away after (from the replay log)."""
@@ -489,7 +508,7 @@ class ScorpionApp(App[int]):
                 self.slipped[analysis.game] = await self.client.slipped_move(analysis)
             self.redraw()
 
-        self.run_worker(find(), group="requests")
+        self._spawn(find, "requests")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Show the solo keys in solo games only; grey out undo and hint where the race forbids them."""
@@ -516,7 +535,7 @@ class ScorpionApp(App[int]):
             self._fresh_board()
             self.say(f"new game {started.game}")
 
-        self._run(new_game())
+        self._run(new_game)
 
     def action_replay(self) -> None:
         race = self.race
@@ -529,7 +548,7 @@ class ScorpionApp(App[int]):
             self._fresh_board()
             self.say(f"replaying the deal of {game} as {started.game}")
 
-        self._run(replay())
+        self._run(replay)
 
     def _fresh_board(self) -> None:
         self.picked = None
@@ -541,11 +560,12 @@ class ScorpionApp(App[int]):
         if room is None:
             return
         mine = next((p for p in room.players if p.player == self.client.player), None)
-        self._run(self.client.ready(not (mine.ready if mine else False)))
+        ready = not (mine.ready if mine else False)
+        self._run(lambda: self.client.ready(ready))
 
     def action_start(self) -> None:
         if self.client.room is not None:
-            self._run(self.client.room_start())
+            self._run(self.client.room_start)
 
     def action_next_racer(self) -> None:
         self.watched += 1
@@ -555,6 +575,11 @@ class ScorpionApp(App[int]):
         self.query_one("#command", Input).focus()
 
     async def action_quit(self) -> None:
+        self._quit()
+
+    def _quit(self) -> None:
+        """Close the app; keys already typed after this start no request."""
+        self.quitting = True
         self.exit(0)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -576,7 +601,7 @@ class ScorpionApp(App[int]):
         if not text:
             return
         if word in ("quit", "q"):
-            self.exit(0)
+            self._quit()
             return
         if word in actions:
             actions[word]()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import warnings
 from typing import Any
 
 import pytest
@@ -182,3 +184,30 @@ async def test_a_solo_game_hint_keyboard_move_undo_new_game_and_replay(
         await pilot.pause(0.1)
         over = app.screen_text()
         assert "Game over" in over and f"deal {SOLO_DEALS[1]}" in over
+
+
+async def test_keys_pressed_while_quitting_start_nothing_and_leave_no_coroutine_unawaited(
+    local_node: Any, make_client: ClientFactory
+) -> None:
+    node = await local_node(test_deals=str(SOLO_DEALS[0]))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    app = ScorpionApp(ann, lambda c: c.solo_new())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(lambda: ann.race is not None)
+            await pilot.pause(0.1)
+            v = ann.race.v  # type: ignore[union-attr]
+            # The keys typed just after q arrive before the app has closed (a terminal
+            # delivers them in one read): each asks for a request while it shuts down.
+            await app.action_quit()
+            app.action_undo()
+            app.action_resign()
+            app.action_hint()
+        del app, pilot
+        gc.collect()
+    unawaited = [str(w.message) for w in caught if "never awaited" in str(w.message)]
+    assert unawaited == [], unawaited
+    await asyncio.sleep(0.3)
+    race = ann.race
+    assert race is not None and race.v == v and race.ended is None, "nothing typed after q reached the server"
