@@ -151,11 +151,16 @@ function showError(msg) {
   notify(friendly, detail);
 }
 
+// A hint speaks of the position it was asked in: it goes with the game.
+function dropHintNotice() {
+  if ($("notice-text").textContent.startsWith("Hint")) $("notice").hidden = true;
+}
+
 // ---------------------------------------------------------------- screens
 
 function setMode(mode) {
   if (mode !== "room" && location.search) history.replaceState(null, "", location.pathname);
-  if (mode !== S.mode && $("notice-text").textContent.startsWith("Hint")) $("notice").hidden = true;
+  if (mode !== S.mode) dropHintNotice();
   // The live games list is only shown in the lobby: follow it only there.
   const follow = mode === "lobby";
   if (S.welcomed && follow !== S.followingGames) send({ type: "games_list", subscribe: follow });
@@ -823,6 +828,17 @@ function onGlobalKey(event) {
 
 // ---------------------------------------------------------------- results
 
+// A table row's cells, one per text. The player's name (cell `nameAt`) may be 24
+// characters with no space: it may break anywhere rather than widen the table.
+function appendCells(tr, texts, nameAt = -1) {
+  texts.forEach((text, i) => {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (i === nameAt) td.className = "who";
+    tr.append(td);
+  });
+}
+
 function showResult(msg, roster) {
   const names = new Map((roster || []).map((r) => [r.player, r.name]));
   const body = $("standings");
@@ -831,11 +847,7 @@ function showResult(msg, roster) {
     const tr = document.createElement("tr");
     tr.dataset.player = s.player;
     if (s.player === S.me.player) tr.classList.add("me");
-    for (const text of [s.rank, s.name || names.get(s.player), s.score, `${s.runs}/4`, clock(s.elapsed), STATUS_TEXT[s.status] || s.status]) {
-      const td = document.createElement("td");
-      td.textContent = text;
-      tr.append(td);
-    }
+    appendCells(tr, [s.rank, s.name || names.get(s.player), s.score, `${s.runs}/4`, clock(s.elapsed), STATUS_TEXT[s.status] || s.status], 1);
     body.append(tr);
   }
   const mine = msg.standings.find((s) => s.player === S.me.player);
@@ -865,6 +877,7 @@ function showResult(msg, roster) {
     }, 5000);
   }
   renderAnalysis(expected);
+  dropHintNotice();
   S.resultOpen = true;
   $("result").hidden = false;
   $("btn-result-close").focus({ preventScroll: true });
@@ -1121,11 +1134,7 @@ function onLeaderboard(msg) {
     const tr = document.createElement("tr");
     tr.dataset.player = e.player;
     if (e.player === S.me.player) tr.classList.add("me");
-    for (const text of [e.rank, e.name, e.score, clock(e.elapsed)]) {
-      const td = document.createElement("td");
-      td.textContent = text;
-      tr.append(td);
-    }
+    appendCells(tr, [e.rank, e.name, e.score, clock(e.elapsed)], 1);
     body.append(tr);
   }
   table.append(body);
@@ -1150,11 +1159,7 @@ function onStats(msg) {
     const tr = document.createElement("tr");
     tr.dataset.variant = v.variant;
     const fastest = v.best_time === undefined || v.best_time === null ? "–" : clock(v.best_time);
-    for (const text of [VARIANT_TITLE[v.variant], v.started, v.won, v.best_score, fastest, `${v.streak} / ${v.longest_streak}`]) {
-      const td = document.createElement("td");
-      td.textContent = text;
-      tr.append(td);
-    }
+    appendCells(tr, [VARIANT_TITLE[v.variant], v.started, v.won, v.best_score, fastest, `${v.streak} / ${v.longest_streak}`]);
     body.append(tr);
   }
   table.append(body);

@@ -244,10 +244,14 @@ def test_solo_game_replay_daily_leaderboard_and_stats(
         dana.locator("#board .card.hinted").first.click(position=TOP_STRIP)
         hinted.click(position={"x": 5, "y": 5})
         expect(dana.locator("#moves")).to_have_text("1")
+    dana.click("#btn-hint")
+    expect(dana.locator("#notice-text")).to_contain_text("Hint: ")
     dana.click("#btn-resign")
     dana.click("#btn-resign-yes")
     expect(dana.locator("#result")).to_be_visible()
     expect(dana.locator("#h-result")).to_contain_text("Game over")
+    # The hint spoke of a game that is over: it goes at once, not when its time runs out.
+    assert dana.locator("#notice").is_hidden()
     expect(dana.locator("#btn-winnable")).to_be_disabled()
 
     # The solver's analysis comes on the result: the deal was winnable, with a 52-move line.
@@ -308,3 +312,80 @@ def test_quick_match_pairs_two_pages(start_node: NodeFactory, open_page: PageFac
         expect(page.locator("#board")).to_have_attribute("data-variant", "wasp")
     expect(racer(eve, "Fay")).to_be_visible()
     expect(racer(fay, "Eve")).to_be_visible()
+
+
+# The longest names the server accepts (24 characters), with nowhere to break a line.
+LONG_NAMES = ("Bartholomew_Featherstone", "Wilhelmina_Cavendish_III")
+
+
+def sideways_overflow(page: Page, selector: str) -> list[str]:
+    """Name what sticks out sideways: the page itself, or an element matching ``selector``.
+
+    Text fields are left out: their text scrolls inside them by design.
+    """
+    return page.evaluate(
+        """(selector) => {
+          const out = [];
+          const doc = document.documentElement;
+          if (doc.scrollWidth > innerWidth) out.push(`the page: ${doc.scrollWidth} > ${innerWidth}`);
+          for (const e of document.querySelectorAll(selector)) {
+            if (e.matches("input, select, textarea") || e.getClientRects().length === 0) continue;
+            if (e.scrollWidth > e.clientWidth + 1)
+              out.push(`${e.tagName}#${e.id}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`);
+          }
+          return out;
+        }""",
+        selector,
+    )
+
+
+def test_the_longest_names_fit_a_phone_screen_everywhere_they_are_shown(
+    start_node: NodeFactory, open_page: PageFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    first, second = LONG_NAMES
+    ann = open_page(base_url(node), first, viewport=PHONE)
+    ann.click("#btn-create")
+    expect(ann.locator("#screen-room")).to_be_visible()
+    bob = open_page(ann.input_value("#room-link"), second, viewport=PHONE)
+    expect(bob.locator("#screen-room")).to_be_visible()
+    problems = sideways_overflow(bob, "#screen-room, #screen-room *")
+    assert problems == [], problems
+    bob.click("#btn-ready")
+    ann.click("#btn-start")
+    for page in (ann, bob):
+        expect(page.locator("#screen-game")).to_be_visible()
+        expect(page.locator("#racers li")).to_have_count(2)
+        problems = sideways_overflow(page, "#racers-panel, #racers-panel *")
+        assert problems == [], problems
+
+    # A spectator on a phone: the live games list, then the two boards.
+    carol = open_page(base_url(node), "Carol", viewport=PHONE)
+    game = carol.locator("#games li", has_text=f"{first} vs {second}")
+    expect(game).to_be_visible()
+    problems = sideways_overflow(carol, "#games, #games *")
+    assert problems == [], problems
+    game.get_by_role("button", name="Watch").click()
+    expect(carol.locator(".watch-board")).to_have_count(2)
+    problems = sideways_overflow(carol, "#screen-watch, #screen-watch *")
+    assert problems == [], problems
+
+    for page in (bob, ann):
+        page.click("#btn-resign")
+        page.click("#btn-resign-yes")
+    for page in (ann, bob, carol):
+        expect(page.locator("#standings tr")).to_have_count(2)
+        problems = sideways_overflow(page, "#result, #result *")
+        assert problems == [], problems
+
+    # The lobby's tables after a ranked daily attempt: the leaderboard and the stats.
+    ann.click("#btn-result-close")
+    ann.click("#btn-daily")
+    expect(ann.locator("#game-status")).to_contain_text("ranked")
+    ann.click("#btn-resign")
+    ann.click("#btn-resign-yes")
+    ann.click("#btn-result-close")
+    expect(ann.locator("#leaderboard tr.me")).to_contain_text(first)
+    expect(ann.locator("#stats tr[data-variant='scorpion']")).to_be_visible()
+    problems = sideways_overflow(ann, "#screen-lobby, #screen-lobby *")
+    assert problems == [], problems
