@@ -10,7 +10,8 @@ Keys: ↑/↓ choose a column, ←/→ a card in it, Enter (or Space) picks the 
 it on the column under the cursor; 1–9 and 0 jump to a column, or drop the picked card on
 it. Legal targets of the picked card are highlighted. ``u`` undo, ``h`` hint, ``d`` deal
 the reserve, ``R`` resign, ``:`` types a move (``7H:2-5``, ``deal``), Esc cancels,
-``r`` ready and ``s`` start in a room, Tab shows the next racer when watching, ``q`` quits.
+``r`` ready and ``s`` start in a room, Tab shows the next racer when watching (a
+spectator's only key but ``q``, with no command line), ``q`` quits.
 In a solo game ``n`` starts a New Game (a fresh deal), ``p`` a Replay of the same deal, and
 ``w`` asks the server's solver whether the position can still be won.
 A hint (or the solver's winning move) puts the cursor on the card to move and highlights
@@ -88,7 +89,7 @@ class ScorpionApp(App[int]):
         Binding("escape", "cancel", "cancel", show=False),
         Binding("r", "ready", "ready", show=False),
         Binding("s", "start", "start", show=False),
-        Binding("tab", "next_racer", "next racer", show=False),
+        Binding("tab", "next_racer", "next racer"),
         Binding("q", "quit", "quit"),
     ]
 
@@ -106,7 +107,7 @@ class ScorpionApp(App[int]):
         self.queued: str | None = None
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
-        self._mode: tuple[str, bool] | None = None
+        self._mode: tuple[str, bool, bool] | None = None
         self.quitting = False
 
     # -- layout ---------------------------------------------------------------------------
@@ -311,10 +312,13 @@ class ScorpionApp(App[int]):
     def _redraw(self) -> None:
         self._clamp_cursor()
         race = self.race
-        mode = (race.mode if race else "", race is not None and race.ended is None)
+        watching = race is not None and race.spectating
+        mode = (race.mode if race else "", race is not None and race.ended is None, watching)
         if mode != self._mode:
             self._mode = mode
             self.refresh_bindings()
+            # A spectator has no moves to type: the prompt would only invite refusals.
+            self.query_one("#command", Input).display = not watching
         self.query_one("#status", Static).update(self.status_text())
         self.query_one("#board", Static).update(self.board_text())
         self.query_one("#racers", Static).update(self.racers_text())
@@ -511,8 +515,14 @@ class ScorpionApp(App[int]):
         self._spawn(find, "requests")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Show the solo keys in solo games only; grey out undo and hint where the race forbids them."""
+        """Show the solo keys in solo games only; grey out undo and hint where the race forbids them.
+
+        A spectator's key bar holds only what a spectator can do: the next racer, and quit.
+        """
         race = self.race
+        watching = race is not None and race.spectating
+        if action == "next_racer" or watching:
+            return watching and action in ("next_racer", "quit")
         if action in ("new_game", "replay"):
             return race is not None and race.mode == "solo"
         if action == "winnable":

@@ -121,6 +121,15 @@ async def test_a_spectator_sees_every_racer_with_live_bars(
         before = app.screen_text()
         assert "watching Ann" in before or "watching Bob" in before
         assert "👁 1" in before, "the spectator count is on the status line"
+        # The key bar offers a spectator what a spectator can do, and no moves to type.
+        keys = before.splitlines()[-1]
+        assert "next racer" in keys and "quit" in keys, keys
+        for player_key in ("pick", "undo", "hint", "deal", "resign", "type move"):
+            assert player_key not in keys, f"{player_key!r} is offered to a spectator: {keys}"
+        assert "type a move" not in before, "the move prompt is shown to a spectator"
+        await pilot.press("R", "d", "colon")  # a player's keys do nothing for a spectator
+        await pilot.pause(0.1)
+        assert app.focused is None
         board = Board.new("scorpion", DEAL)
         await ann.move(next(m for m in board.legal_moves() if not m.is_deal))
         await until(lambda: watcher.race is not None and watcher.race.v >= 2)
@@ -148,6 +157,7 @@ async def test_a_solo_game_hint_keyboard_move_undo_new_game_and_replay(
         screen = app.screen_text()
         assert "solo" in screen.splitlines()[0] and "👁" not in screen, "solo games are not watched"
         assert "new game" in screen and "replay" in screen, "the solo keys are in the key bar"
+        assert "next racer" not in screen, "a player has no racer to switch to"
         await pilot.press("h")
         await until(lambda: app.hinted is not None)
         await pilot.pause(0.1)
