@@ -1363,8 +1363,12 @@ class ScorpionServer:
                 raise ProtocolError(ErrorCode.NO_SUCH_ROOM, "no race is running in that room")
             game_id = room["game"]
         game = await self.race.load(game_id)
-        if game is None or game.ended:
-            raise ProtocolError(ErrorCode.NO_SUCH_GAME, "that game is not running")
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no game with that id is running")
+        if game.ended:
+            raise ProtocolError(
+                ErrorCode.NO_SUCH_GAME, f"that game is over: replay it instead (game {game_id})"
+            )
         if not game.options.spectators:
             raise ProtocolError(ErrorCode.SPECTATING_FORBIDDEN, "this race's host does not allow spectators")
         if session.player in game.status:

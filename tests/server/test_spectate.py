@@ -322,6 +322,27 @@ async def test_a_racer_cannot_watch_their_own_race_and_hosts_can_forbid_spectato
     assert own["type"] == "error" and own["code"] in ("spectating_forbidden", "not_allowed")
 
 
+async def test_watching_a_race_that_is_over_says_so_and_names_the_game_to_replay(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    room, start, bob_start = await start_race(ann, bob)
+    for racer, started in ((ann, start), (bob, bob_start)):
+        resigned = await racer.request({"type": "resign", "game": start["game"], "v": started["v"]})
+        assert resigned["type"] != "error", resigned
+    eve: Client = await open_client(node, "Eve")
+    for target in ({"room": room["room"]}, {"game": start["game"]}):
+        refused = await eve.request({"type": "watch", **target})
+        assert refused["code"] == "no_such_game", refused
+        assert refused["message"] == f"that game is over: replay it instead (game {start['game']})"
+    replay = await eve.request({"type": "replay", "game": start["game"]})
+    assert replay["type"] == "replay_log", replay
+    unknown = await eve.request({"type": "watch", "game": "nosuchgame1"})
+    assert unknown["code"] == "no_such_game" and unknown["message"] == "no game with that id is running"
+
+
 async def test_a_spectator_back_after_a_drop_gets_exactly_the_events_it_missed(
     start_node: NodeFactory, open_client: Any
 ) -> None:
