@@ -158,7 +158,30 @@ class ScorpionServer:
     # -- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Bring up Redis, pub/sub and the listening socket."""
+        """Bring up Redis, pub/sub and the listening socket.
+
+        If any of it fails, what was brought up is stopped again (the embedded store first
+        of all) before the error is raised.
+        """
+        try:
+            await self._start()
+        except BaseException:
+            await self._abandon_start()
+            raise
+
+    async def _abandon_start(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            if hasattr(self, "hub"):
+                await self.hub.stop()
+        with contextlib.suppress(Exception):
+            if hasattr(self, "store"):
+                await self.store.close()
+        if self.embedded is not None:
+            await self.embedded.stop()
+
+    async def _start(self) -> None:
         url = self.config.redis_url
         if url is None:
             self.embedded = EmbeddedRedis(self.config.data_dir)
@@ -181,7 +204,18 @@ class ScorpionServer:
         self.spawn(self._count_spectators())
         self.spawn(self._heartbeat())
         self.daily = DailyService(self.store, clock=self.clock, keep_days=self.config.leaderboard_days)
-        self.server = await serve(
+        try:
+            self.server = await self._listen()
+        except OSError as exc:
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise RuntimeError(
+                f"cannot listen on {self.config.host}:{self.config.port}: {reason}"
+                " (is another server using that port? choose another --port)"
+            ) from exc
+        log.info("listening", extra={"host": self.config.host, "port": self.port, "node": self.node})
+
+    async def _listen(self) -> Server:
+        return await serve(
             self.handle,
             self.config.host,
             self.config.port,
@@ -195,7 +229,6 @@ class ScorpionServer:
             compression=None,
             server_header="scorpion-race",
         )
-        log.info("listening", extra={"host": self.config.host, "port": self.port, "node": self.node})
 
     @property
     def port(self) -> int:

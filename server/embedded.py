@@ -5,13 +5,21 @@ Without ``--redis-url`` the server starts its own ``valkey-server`` (shipped by 
 package has no binary for this platform). It listens on a unix socket in the data
 directory only (no TCP port), persists with an append-only file in the same directory,
 and is stopped when the server stops.
+
+One store a data directory: the server takes an exclusive lock on a file there before it
+starts the store, and hands the lock to the store's process, so that it is held until
+both are gone. A second server given the same directory waits a few seconds (the store
+of a server just killed is still writing its last changes), then refuses to start,
+rather than run a second store on the same append-only file.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -41,15 +49,61 @@ def find_server_binary() -> str:
     )
 
 
+LOCK_FILE = "scorpion-server.lock"
+"""The file in the data directory whose lock says a store is using the directory."""
+
+
 class EmbeddedRedis:
     """Start, wait for and stop a private valkey/redis server bound to a unix socket."""
 
-    def __init__(self, data_dir: Path, *, appendonly: bool = True, binary: str | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        appendonly: bool = True,
+        binary: str | None = None,
+        lock_wait: float = 5.0,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.appendonly = appendonly
         self.binary = binary
+        self.lock_wait = lock_wait
         self.process: asyncio.subprocess.Process | None = None
         self.socket_path = self.data_dir / "redis.sock"
+        self.lock_fd: int | None = None
+
+    async def _lock(self) -> int:
+        """Take the data directory's lock (waiting up to ``lock_wait`` s); return its fd."""
+        path = self.data_dir / LOCK_FILE
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.lock_wait
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if loop.time() >= deadline:
+                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                    os.close(fd)
+                    raise RuntimeError(
+                        f"the data directory {self.data_dir} is in use by another scorpion-server"
+                        f"{f' (pid {holder})' if holder.isdigit() else ''}: stop it, or give this one"
+                        " another --data-dir (or --redis-url to share one Redis between servers)"
+                    ) from None
+                if not told:
+                    log.info("waiting for the data directory's lock", extra={"dir": str(self.data_dir)})
+                    told = True
+                await asyncio.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return fd
+
+    def _unlock(self) -> None:
+        fd, self.lock_fd = self.lock_fd, None
+        if fd is not None:
+            os.close(fd)
 
     @property
     def url(self) -> str:
@@ -59,9 +113,18 @@ class EmbeddedRedis:
     async def start(self, timeout: float = 10.0) -> str:
         """Start the server and return its URL once it answers PING."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        binary = self.binary or find_server_binary()
+        self.lock_fd = await self._lock()
+        try:
+            return await self._start(binary, timeout)
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self, binary: str, timeout: float) -> str:
+        assert self.lock_fd is not None
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
-        binary = self.binary or find_server_binary()
         args = [
             binary,
             "--port",
@@ -96,6 +159,7 @@ class EmbeddedRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             preexec_fn=die_with_parent,
+            pass_fds=(self.lock_fd,),  # the store holds the lock too, until it has exited
         )
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -108,7 +172,6 @@ class EmbeddedRedis:
             if self.socket_path.exists() and await self._answers():
                 return self.url
             await asyncio.sleep(0.05)
-        await self.stop()
         raise RuntimeError(f"embedded server did not answer within {timeout} s")
 
     async def _answers(self) -> bool:
@@ -129,13 +192,16 @@ class EmbeddedRedis:
                 await writer.wait_closed()
 
     async def stop(self, timeout: float = 5.0) -> None:
-        """Stop the server (SIGTERM, then SIGKILL after ``timeout``)."""
+        """Stop the server (SIGTERM, then SIGKILL after ``timeout``), then free the lock."""
         process, self.process = self.process, None
-        if process is None or process.returncode is not None:
-            return
-        process.terminate()
         try:
-            await asyncio.wait_for(process.wait(), timeout)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+            if process is None or process.returncode is not None:
+                return
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), timeout)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+        finally:
+            self._unlock()

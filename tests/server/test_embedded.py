@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.asyncio
 DEAL = 424242424242
 
 
-def start_default_node(data_dir: Path, log: Path) -> Node:
+def _start_default_node(data_dir: Path, log: Path) -> Node:
     """Start ``scorpion-server`` as a user does: no Redis URL, a data folder of its own."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCORPION_")}
     env.update({"SCORPION_TEST_DEALS": str(DEAL), "SCORPION_LOG_FORMAT": "text"})
@@ -59,6 +60,23 @@ def start_default_node(data_dir: Path, log: Path) -> Node:
         stop_process(process, signal.SIGKILL)
         raise AssertionError(f"the server did not start: {line!r}\n{log.read_text()}")
     return Node(process, int(match.group(1)))
+
+
+DefaultNodeFactory = Callable[[Path], Node]
+
+
+@pytest.fixture
+def default_node(tmp_path: Path) -> Iterator[DefaultNodeFactory]:
+    """Start default servers (each on the data folder given); all are stopped at the end."""
+    nodes: list[Node] = []
+
+    def start(data_dir: Path) -> Node:
+        nodes.append(_start_default_node(data_dir, tmp_path / "server.log"))
+        return nodes[-1]
+
+    yield start
+    for node in nodes:
+        node.stop(signal.SIGTERM)
 
 
 def store_of(node: Node) -> int:
@@ -95,10 +113,10 @@ async def resume(client: Client, game: str, board: Board, moves: int) -> dict[st
 
 
 async def test_the_default_server_keeps_a_game_through_a_clean_stop_and_a_crash(
-    open_client: Any, tmp_path: Path
+    default_node: DefaultNodeFactory, open_client: Any, tmp_path: Path
 ) -> None:
     data, log = tmp_path / "d", tmp_path / "server.log"
-    node = start_default_node(data, log)
+    node = default_node(data)
     ann: Client = await open_client(node, "Ann")
     start = await ann.request({"type": "solo_new", "variant": "scorpion"})
     assert start["type"] == "race_started", start
@@ -114,7 +132,7 @@ async def test_the_default_server_keeps_a_game_through_a_clean_stop_and_a_crash(
     wait_ended(store)
     assert (data / "appendonlydir").is_dir(), "the store keeps an append-only file in the data folder"
 
-    node = start_default_node(data, log)
+    node = default_node(data)
     ann = await open_client(node, "Ann", token=ann.token)
     saved = await ann.request({"type": "saved_games"})
     assert [g["game"] for g in saved["games"]] == [game]
@@ -125,8 +143,77 @@ async def test_the_default_server_keeps_a_game_through_a_clean_stop_and_a_crash(
     store = store_of(node)
     node.stop(signal.SIGKILL)
     wait_ended(store)
-    node = start_default_node(data, log)
+    node = default_node(data)
     ann = await open_client(node, "Ann", token=ann.token)
     await resume(ann, game, board, 3)
     node.stop(signal.SIGTERM)
     assert node.process.returncode == 0, log.read_text()
+
+
+def stores_in(data_dir: Path) -> list[int]:
+    """The running valkey-server processes whose socket is in ``data_dir``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if (
+            "valkey-server" in cmdline
+            and str(data_dir / "redis.sock") in cmdline
+            and is_running(int(entry.name))
+        ):
+            found.append(int(entry.name))
+    return found
+
+
+def run_to_exit(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCORPION_")}
+    return subprocess.run(
+        [sys.executable, "-m", "server.main", "--host", "127.0.0.1", *args],
+        cwd=ROOT,
+        env={**env, "SCORPION_LOG_LEVEL": "warning"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+async def test_a_second_server_on_the_same_data_folder_refuses_and_leaves_the_first_alone(
+    default_node: DefaultNodeFactory, open_client: Any, tmp_path: Path
+) -> None:
+    data = tmp_path / "d"
+    first = default_node(data)
+    ann: Client = await open_client(first, "Ann")
+    start = await ann.request({"type": "solo_new", "variant": "scorpion"})
+    board = Board.new("scorpion", DEAL)
+    version = await play_one(ann, start["game"], start["v"], board)
+
+    second = run_to_exit("--port", "0", "--data-dir", str(data))
+    assert second.returncode == 1, second
+    assert "Traceback" not in second.stderr
+    assert f"the data directory {data} is in use by another scorpion-server" in second.stderr
+    assert f"(pid {first.process.pid})" in second.stderr
+    assert stores_in(data) == [store_of(first)], "a second store was started on the same files"
+
+    # The first server and its store are untouched: the game goes on.
+    await play_one(ann, start["game"], version, board)
+    late: Client = await open_client(first, "Ann", token=ann.token)
+    await resume(late, start["game"], board, 2)
+
+
+async def test_a_server_that_cannot_listen_says_why_and_stops_the_store_it_started(
+    default_node: DefaultNodeFactory, tmp_path: Path
+) -> None:
+    first = default_node(tmp_path / "one")
+    other = tmp_path / "two"
+    refused = run_to_exit("--port", str(first.port), "--data-dir", str(other))
+    assert refused.returncode == 1, refused
+    assert "Traceback" not in refused.stderr
+    assert f"cannot listen on 127.0.0.1:{first.port}: Address already in use" in refused.stderr
+    assert stores_in(other) == [], "the store of a server that failed to start is still running"
+    # and it left the data folder free: a server can use it at once
+    third = default_node(other)
+    assert stores_in(other) == [store_of(third)]
