@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import errno
 import json
 import logging
 import os
@@ -122,6 +123,19 @@ FAN_OUT_BATCH = 64
 """Spectator sockets written to between two turns of the event loop."""
 
 
+def _listen_error(exc: OSError) -> str:
+    """Say why a listening socket could not be opened, and what to try."""
+    if isinstance(exc, socket.gaierror):
+        return f"{exc.strerror} (is --host a name or address of this machine?)"
+    if exc.errno == errno.EADDRINUSE:
+        return "the port is in use (is another server running there? choose another --port)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return "that address is not one of this machine's (choose another --host)"
+    if exc.errno == errno.EACCES:
+        return "permission denied (ports below 1024 need privileges: choose another --port)"
+    return os.strerror(exc.errno) if exc.errno and exc.errno > 0 else str(exc)
+
+
 class ScorpionServer:
     """One node of Scorpion Race."""
 
@@ -207,11 +221,9 @@ class ScorpionServer:
         try:
             self.server = await self._listen()
         except OSError as exc:
-            reason = os.strerror(exc.errno) if exc.errno else str(exc)
             raise RuntimeError(
-                f"cannot listen on {self.config.host}:{self.config.port}: {reason}"
-                " (is another server using that port? choose another --port)"
-            ) from exc
+                f"cannot listen on {self.config.host}:{self.config.port}: {_listen_error(exc)}"
+            ) from None
         log.info("listening", extra={"host": self.config.host, "port": self.port, "node": self.node})
 
     async def _listen(self) -> Server:

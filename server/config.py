@@ -7,6 +7,7 @@ frozen value built by :func:`load_config`; nothing here opens a socket.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -100,6 +101,14 @@ _HELP = {
 }
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+_NON_NEGATIVE = frozenset(
+    {"countdown_seconds", "grace_period", "shutdown_timeout", "close_timeout", "spectator_lag"}
+)
+"""Numeric settings that may be 0; every other one must be above 0 (the port aside)."""
+
+
 def _env_name(name: str) -> str:
     return "SCORPION_" + name.upper()
 
@@ -149,8 +158,33 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
         except ValueError:
             raise SystemExit(f"scorpion-server: {item.name.replace('_', '-')} cannot be {raw!r}") from None
     config = Config(**values)  # type: ignore[arg-type]
-    if config.log_format not in ("json", "text"):
-        raise SystemExit("scorpion-server: log-format is json or text")
-    if not 2 <= config.quick_match_size <= 8:
-        raise SystemExit("scorpion-server: quick-match-size is 2 to 8")
+    problem = _problem(config)
+    if problem:
+        raise SystemExit(f"scorpion-server: {problem}")
     return config
+
+
+def _problem(config: Config) -> str | None:
+    """Say what is wrong with ``config`` (flag names as on the command line), if anything."""
+    if config.log_format not in ("json", "text"):
+        return f"log-format is json or text, not {config.log_format!r}"
+    if config.log_level.lower() not in LOG_LEVELS:
+        return f"log-level is one of {', '.join(LOG_LEVELS)}, not {config.log_level!r}"
+    if not 2 <= config.quick_match_size <= 8:
+        return "quick-match-size is 2 to 8"
+    if not 0 <= config.port <= 65535:
+        return f"port is 0 to 65535 (0: any free port), not {config.port}"
+    if config.redis_url is not None and not config.redis_url.startswith(REDIS_SCHEMES):
+        return f"redis-url must start with {', '.join(REDIS_SCHEMES)}: {config.redis_url!r}"
+    for item in fields(Config):
+        value = getattr(config, item.name)
+        if item.name in ("port", "quick_match_size") or type(value) not in (int, float):
+            continue
+        flag = item.name.replace("_", "-")
+        if not math.isfinite(value):
+            return f"{flag} must be a finite number, not {value}"
+        if item.name in _NON_NEGATIVE and value < 0:
+            return f"{flag} must be 0 or more, not {value:g}"
+        if item.name not in _NON_NEGATIVE and value <= 0:
+            return f"{flag} must be more than 0, not {value:g}"
+    return None

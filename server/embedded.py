@@ -112,9 +112,13 @@ class EmbeddedRedis:
 
     async def start(self, timeout: float = 10.0) -> str:
         """Start the server and return its URL once it answers PING."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         binary = self.binary or find_server_binary()
-        self.lock_fd = await self._lock()
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.lock_fd = await self._lock()
+        except OSError as exc:
+            reason = "it is not a directory" if isinstance(exc, FileExistsError) else exc.strerror or exc
+            raise RuntimeError(f"cannot use the data directory {self.data_dir}: {reason}") from None
         try:
             return await self._start(binary, timeout)
         except BaseException:

@@ -25,8 +25,6 @@ from tests.conftest import child_pids, is_running, stop_process
 
 from .conftest import ROOT, Client, Node
 
-pytestmark = pytest.mark.asyncio
-
 DEAL = 424242424242
 
 
@@ -170,9 +168,11 @@ def stores_in(data_dir: Path) -> list[int]:
 
 
 def run_to_exit(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run a server that is expected to refuse to start (on loopback unless ``--host`` is given)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCORPION_")}
+    host = [] if "--host" in args else ["--host", "127.0.0.1"]
     return subprocess.run(
-        [sys.executable, "-m", "server.main", "--host", "127.0.0.1", *args],
+        [sys.executable, "-m", "server.main", *host, *args],
         cwd=ROOT,
         env={**env, "SCORPION_LOG_LEVEL": "warning"},
         capture_output=True,
@@ -212,8 +212,28 @@ async def test_a_server_that_cannot_listen_says_why_and_stops_the_store_it_start
     refused = run_to_exit("--port", str(first.port), "--data-dir", str(other))
     assert refused.returncode == 1, refused
     assert "Traceback" not in refused.stderr
-    assert f"cannot listen on 127.0.0.1:{first.port}: Address already in use" in refused.stderr
+    assert f"cannot listen on 127.0.0.1:{first.port}: the port is in use" in refused.stderr
     assert stores_in(other) == [], "the store of a server that failed to start is still running"
     # and it left the data folder free: a server can use it at once
     third = default_node(other)
     assert stores_in(other) == [store_of(third)]
+
+
+def test_a_data_folder_that_cannot_be_used_is_refused_in_one_line(tmp_path: Path) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    for data, reason in ((a_file, "it is not a directory"), (a_file / "d", "Not a directory")):
+        refused = run_to_exit("--port", "0", "--data-dir", str(data))
+        assert refused.returncode == 1, refused
+        assert "Traceback" not in refused.stderr
+        assert f"cannot use the data directory {data}: {reason}" in refused.stderr
+
+
+def test_a_host_that_is_not_this_machines_is_refused_and_leaves_no_store(tmp_path: Path) -> None:
+    data = tmp_path / "d"
+    # 192.0.2.1 is reserved for documentation: no machine has it, and no name lookup is made.
+    refused = run_to_exit("--host", "192.0.2.1", "--port", "0", "--data-dir", str(data))
+    assert refused.returncode == 1, refused
+    assert "Traceback" not in refused.stderr
+    assert "cannot listen on 192.0.2.1:0: that address is not one of this machine's" in refused.stderr
+    assert stores_in(data) == []

@@ -1,0 +1,47 @@
+"""Server settings: every bad value is refused at start with one line naming the setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server.config import Config, load_config
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--port", "99999"], "port is 0 to 65535 (0: any free port), not 99999"),
+        (["--port=-1"], "port is 0 to 65535 (0: any free port), not -1"),
+        (["--port", "http"], "port cannot be 'http'"),
+        (["--redis-url", "localhost:6379"], "redis-url must start with redis://, rediss://, unix://"),
+        (["--log-level", "loud"], "log-level is one of debug, info, warning, error, not 'loud'"),
+        (["--log-format", "xml"], "log-format is json or text, not 'xml'"),
+        (["--grace-period", "nan"], "grace-period must be a finite number, not nan"),
+        (["--race-time-limit", "inf"], "race-time-limit must be a finite number, not inf"),
+        (["--grace-period=-1"], "grace-period must be 0 or more, not -1"),
+        (["--ping-interval", "0"], "ping-interval must be more than 0, not 0"),
+        (["--max-frame", "0"], "max-frame must be more than 0, not 0"),
+        (["--send-queue=-3"], "send-queue must be more than 0, not -3"),
+        (["--quick-match-size", "1"], "quick-match-size is 2 to 8"),
+    ],
+)
+def test_a_bad_setting_is_refused_with_a_line_naming_it(argv: list[str], message: str) -> None:
+    with pytest.raises(SystemExit) as refused:
+        load_config(argv, environ={})
+    assert str(refused.value).startswith(f"scorpion-server: {message}"), refused.value
+
+
+def test_the_same_checks_apply_to_environment_variables() -> None:
+    with pytest.raises(SystemExit, match="port is 0 to 65535"):
+        load_config([], environ={"SCORPION_PORT": "70000"})
+
+
+def test_good_settings_pass_including_the_ones_that_may_be_zero(tmp_path: Path) -> None:
+    argv = ["--port", "0", "--countdown-seconds", "0", "--grace-period", "0", "--spectator-lag", "0"]
+    argv += ["--log-level", "WARNING", "--redis-url", "unix:///tmp/x.sock", "--data-dir", str(tmp_path)]
+    config = load_config(argv, environ={})
+    assert (config.port, config.countdown_seconds, config.grace_period) == (0, 0.0, 0.0)
+    assert config.redis_url == "unix:///tmp/x.sock" and config.data_dir == tmp_path
+    assert load_config([], environ={}) == Config()
