@@ -11,6 +11,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from websockets.exceptions import InvalidURI
+from websockets.uri import parse_uri
+
 from protocol.codec import JSON, MSGPACK
 
 from ..connection import ScorpionClient, ServerError
@@ -31,12 +34,25 @@ DEFAULT_SERVER = "ws://127.0.0.1:8765/"
 Session = Callable[[ScorpionClient], Awaitable[int]]
 
 
+def server_url(text: str) -> str:
+    """Check a ``--server`` value: a ``ws://`` or ``wss://`` URL (argparse reports the error)."""
+    try:
+        parse_uri(text)
+    except (InvalidURI, ValueError) as exc:
+        reason = "it is not a URL" if isinstance(exc, ValueError) else "the scheme is not ws or wss"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a server URL ({reason}); for example {DEFAULT_SERVER}"
+        ) from None
+    return text
+
+
 def add_server_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--server``, ``--name`` and ``--json`` to a subcommand."""
     parser.add_argument(
         "--server",
         action="append",
         default=None,
+        type=server_url,
         help=f"server websocket URL (default {DEFAULT_SERVER}); repeat to give fallbacks",
     )
     parser.add_argument("--name", default=None, help="display name (default: the stored one, or your login)")

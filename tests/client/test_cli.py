@@ -40,6 +40,25 @@ def test_an_unreachable_server_is_reported_without_a_traceback(capsys: pytest.Ca
 
 
 @pytest.mark.parametrize(
+    ("server", "reason"),
+    [
+        ("bogus", "the scheme is not ws or wss"),
+        ("http://127.0.0.1:8765/", "the scheme is not ws or wss"),
+        ("ws://[::1", "it is not a URL"),
+    ],
+)
+def test_a_server_that_is_not_a_websocket_url_is_refused_in_one_line(
+    server: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["stats", "--server", server])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --server: {server!r} is not a server URL ({reason})" in err
+    assert "Traceback" not in err and "cannot connect" not in err
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["analyze", "g1", "--wait", "-1"], "--wait: must be a number of seconds, 0 or more, not '-1'"),
