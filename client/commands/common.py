@@ -15,6 +15,7 @@ from websockets.exceptions import InvalidURI
 from websockets.uri import parse_uri
 
 from protocol.codec import JSON, MSGPACK
+from protocol.error import ProtocolError
 
 from ..connection import ScorpionClient, ServerError
 from ..identity import TokenStore
@@ -87,11 +88,17 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         except (ConnectionError, OSError, ServerError) as exc:
             print(f"scorpion {args.command}: cannot connect: {exc}", file=sys.stderr)
             return 1
+        except ProtocolError as exc:  # a request the client refuses to send
+            print(f"scorpion {args.command}: {refusal_text(exc)}", file=sys.stderr)
+            return 2
         try:
             return await session(client)
         except ServerError as exc:
             print(f"scorpion {args.command}: {exc.code}: {exc.message}", file=sys.stderr)
             return 1
+        except ProtocolError as exc:
+            print(f"scorpion {args.command}: {refusal_text(exc)}", file=sys.stderr)
+            return 2
         finally:
             await client.close()
 
@@ -99,6 +106,21 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         return asyncio.run(main())
     except KeyboardInterrupt:
         return 130
+
+
+_FIELD_WORDS = {"game": "the game id", "room": "the room code", "name": "the name (--name)"}
+
+
+def refusal_text(exc: ProtocolError) -> str:
+    """Say why the client would not send a request built from the command line.
+
+    The client checks every request as the server would (``protocol.message``) before it
+    sends it; the fields a user types are named as the command line knows them.
+    """
+    words = _FIELD_WORDS.get(exc.field or "")
+    if words is None:
+        return exc.message
+    return exc.message.replace(f"field {exc.field!r}", words, 1)
 
 
 def clock_text(epoch_ms: int, fmt: str = "%H:%M") -> str:

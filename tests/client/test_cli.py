@@ -40,6 +40,27 @@ def test_an_unreachable_server_is_reported_without_a_traceback(capsys: pytest.Ca
 
 
 @pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["replay", ""], "the game id must be 1 to 32 letters, digits, '-' or '_', not ''"),
+        (["analyze", "g" * 40], "the game id must be 1 to 32 letters, digits, '-' or '_', not 'ggg"),
+        (["watch", "é" * 10], "the game id must be 1 to 32 letters, digits, '-' or '_', not 'éé"),
+        (["race", "join", "1"], "the room code must be 6 characters from 23456789ABCDEFGHJKMNPQRSTUVWXYZ"),
+        (["stats", "--name", "x" * 40], "the name (--name) must be 1 to 24 characters"),
+        (["stats", "--name", "a\u200bb"], "the name (--name) must contain printable characters only"),
+    ],
+)
+def test_a_game_id_room_code_or_name_the_protocol_refuses_is_reported_in_one_line(
+    args: list[str], message: str, start_node: NodeFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    node = start_node()
+    assert main([*args, "--server", node.url]) == 2
+    err = capsys.readouterr().err
+    assert f"scorpion {args[0]}: {message}" in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
     ("server", "reason"),
     [
         ("bogus", "the scheme is not ws or wss"),
