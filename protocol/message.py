@@ -31,6 +31,8 @@ from .game.variant import VARIANTS, ReserveRule
 __all__ = [
     "CLIENT_TYPES",
     "EVENT_TYPES",
+    "GAME_ID_PATTERN",
+    "GAME_ID_TEXT",
     "GAME_MODES",
     "MAX_EPOCH_MS",
     "MAX_NAME",
@@ -139,6 +141,10 @@ ROOM_CODE_LENGTH = 6
 """Length of a room code."""
 MAX_PLAYERS = 8
 """Most racers in one race."""
+GAME_ID_PATTERN = r"[A-Za-z0-9_-]{1,32}"
+"""What a game id (and every other id on the wire) looks like, as a regular expression."""
+GAME_ID_TEXT = "1 to 32 letters, digits, '-' or '_'"
+"""The same, in words."""
 MAX_COLUMNS = max(v.columns for v in VARIANTS.values())
 """Most tableau columns of any variant (moves' ``from``/``to`` are at most this)."""
 MAX_CELLS = max(v.cells for v in VARIANTS.values())
@@ -327,7 +333,7 @@ def _structs(cls: type[Struct], max_len: int) -> dict[str, Any]:
     return _list(_struct_check(cls), max_len, _dump_struct)
 
 
-_ID = _spec(_pattern(r"[A-Za-z0-9_-]{1,32}", "1 to 32 letters, digits, '-' or '_'"))
+_ID = _spec(_pattern(GAME_ID_PATTERN, GAME_ID_TEXT))
 _TOKEN = _spec(_pattern(r"[A-Za-z0-9_-]{16,128}", "16 to 128 letters, digits, '-' or '_'"))
 _VERSION = _spec(_int(0, MAX_VERSION))
 _EPOCH = _spec(_int(0, MAX_EPOCH_MS))

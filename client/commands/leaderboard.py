@@ -6,10 +6,11 @@ import argparse
 import datetime
 
 from protocol.game import VARIANTS
-from protocol.message import LeaderboardPage
+from protocol.message import MAX_VERSION, LeaderboardPage
 
 from ..connection import ScorpionClient
 from .common import add_server_options, clock_text, duration_text, run_session
+from .options import int_between
 
 __all__ = ["format_page", "register"]
 
@@ -21,24 +22,23 @@ def _day(text: str) -> str:
         raise argparse.ArgumentTypeError(f"not a day (YYYY-MM-DD): {text!r}") from None
 
 
-def _limit(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= 100:
-        raise argparse.ArgumentTypeError("the limit is 1 to 100")
-    return value
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``leaderboard`` subcommand."""
     parser = subparsers.add_parser("leaderboard", help="print a day's daily-deal leaderboard")
     parser.add_argument("--day", type=_day, default=None, help="the day, YYYY-MM-DD (default: today, UTC)")
     parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
-    parser.add_argument("--limit", type=_limit, default=20, help="how many ranks to show, 1-100 (default 20)")
-    parser.add_argument("--offset", type=int, default=0, help="skip this many ranks first")
+    parser.add_argument(
+        "--limit", type=int_between(1, 100), default=20, help="how many ranks to show, 1-100 (default 20)"
+    )
+    parser.add_argument(
+        "--offset", type=int_between(0, MAX_VERSION), default=0, help="skip this many ranks first"
+    )
     parser.add_argument(
         "--around-me", action="store_true", help="show your own rank and your neighbours instead of the top"
     )
-    parser.add_argument("--radius", type=int, default=5, help="with --around-me: neighbours each side (0-50)")
+    parser.add_argument(
+        "--radius", type=int_between(0, 50), default=5, help="with --around-me: neighbours each side (0-50)"
+    )
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
@@ -68,12 +68,12 @@ def run(args: argparse.Namespace) -> int:
 
     async def session(client: ScorpionClient) -> int:
         if args.around_me:
-            page = await client.around_me(args.variant, args.day, max(0, min(args.radius, 50)))
+            page = await client.around_me(args.variant, args.day, args.radius)
             print(format_page(page, client.player))
             if page.me is None:
                 print("you are not on this board")
             return 0
-        page = await client.leaderboard(args.variant, args.day, offset=max(0, args.offset), limit=args.limit)
+        page = await client.leaderboard(args.variant, args.day, offset=args.offset, limit=args.limit)
         print(format_page(page, client.player))
         return 0
 

@@ -9,8 +9,20 @@ import argparse
 import math
 import os
 import re
+from collections.abc import Callable
 
-__all__ = ["half_the_memory", "memory_size", "memory_text", "positive_int", "positive_seconds", "seconds"]
+from protocol.message import GAME_ID_PATTERN, GAME_ID_TEXT
+
+__all__ = [
+    "game_id",
+    "half_the_memory",
+    "int_between",
+    "memory_size",
+    "memory_text",
+    "positive_int",
+    "positive_seconds",
+    "seconds",
+]
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -24,6 +36,29 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+def int_between(low: int, high: int) -> Callable[[str], int]:
+    """An argument type: a whole number from ``low`` to ``high`` (a page size, an offset)."""
+
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low} to {high}, not {value}")
+        return value
+
+    return check
+
+
+def game_id(text: str) -> str:
+    """A game id as the server writes them (checked here, before anything connects)."""
+    if re.fullmatch(GAME_ID_PATTERN, text) is None:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        raise argparse.ArgumentTypeError(f"a game id is {GAME_ID_TEXT}, not {shown!r}")
+    return text
 
 
 def positive_seconds(text: str) -> float:

@@ -16,6 +16,7 @@ from protocol.message import SavedGamesList
 
 from ..connection import ScorpionClient
 from .common import add_server_options, clock_text, run_session
+from .options import game_id
 
 __all__ = ["format_saved", "register"]
 
@@ -27,7 +28,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--when-stuck", action="store_true", help="deal the reserve only when stuck")
     parser.add_argument("--no-save", action="store_true", help="do not keep the game for resuming later")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--replay", metavar="GAME", default=None, help="play the deal of a solo game again")
+    where.add_argument(
+        "--replay", metavar="GAME", type=game_id, default=None, help="play the deal of a solo game again"
+    )
     where.add_argument(
         "--resume",
         metavar="GAME",
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             await client.solo_resume(wanted)
             await ScorpionApp(client).run_async()
             return 0
-        if args.replay:
+        if args.replay is not None:
             game = args.replay
             await ScorpionApp(client, lambda c: c.solo_replay(game)).run_async()
             return 0

@@ -91,9 +91,14 @@ def test_a_server_that_is_not_a_websocket_url_is_refused_in_one_line(
             "--delay: must be a number of seconds, 0 or more, not '-0.5'",
         ),
         (["bot", "--quick", "--delay", "inf"], "--delay: must be a number of seconds, 0 or more, not 'inf'"),
+        (["leaderboard", "--limit", "0"], "--limit: must be 1 to 100, not 0"),
+        (["leaderboard", "--limit", "ten"], "--limit: not a whole number: 'ten'"),
+        (["leaderboard", "--offset=-1"], "--offset: must be 0 to 2147483647, not -1"),
+        (["leaderboard", "--around-me", "--radius", "99"], "--radius: must be 0 to 50, not 99"),
+        (["play", "--replay", ""], "--replay: a game id is 1 to 32 letters, digits, '-' or '_', not ''"),
     ],
 )
-def test_waits_delays_and_counts_that_mean_nothing_are_refused_before_connecting(
+def test_waits_delays_counts_pages_and_ids_that_mean_nothing_are_refused_before_connecting(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # No server is given: a refused value never gets as far as connecting to one.
