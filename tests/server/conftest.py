@@ -42,6 +42,28 @@ class Node:
 NodeFactory = Callable[..., Node]
 
 
+def spawn_node(env: dict[str, str], log: Path, *args: str) -> Node:
+    """Start ``scorpion-server`` on a free loopback port with ``env`` and ``args``; return it
+    once it has said where it listens. Its log is appended to ``log``."""
+    with log.open("a") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.main", "--host", "127.0.0.1", "--port", "0", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            preexec_fn=die_with_parent,
+        )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = re.search(r":(\d+)/", line)
+    if match is None:
+        stop_process(process, signal.SIGKILL)
+        raise RuntimeError(f"server did not start: {line!r} {log.read_text()}")
+    return Node(process, int(match.group(1)))
+
+
 @pytest.fixture
 def start_node(redis_url: str, tmp_path: Path) -> Iterator[NodeFactory]:
     """Start server processes on free loopback ports against the test Redis."""
@@ -60,22 +82,7 @@ def start_node(redis_url: str, tmp_path: Path) -> Iterator[NodeFactory]:
             }
         )
         env.update({f"SCORPION_{k.upper()}": str(v) for k, v in settings.items()})
-        process = subprocess.Popen(
-            [sys.executable, "-m", "server.main", "--host", "127.0.0.1", "--port", "0"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=open(tmp_path / f"node{len(nodes) + 1}.log", "w"),  # noqa: SIM115
-            text=True,
-            preexec_fn=die_with_parent,
-        )
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        match = re.search(r":(\d+)/", line)
-        if match is None:
-            process.kill()
-            raise RuntimeError(f"server did not start: {line!r} {(tmp_path / 'node1.log').read_text()}")
-        node = Node(process, int(match.group(1)))
+        node = spawn_node(env, tmp_path / f"node{len(nodes) + 1}.log")
         nodes.append(node)
         return node
 

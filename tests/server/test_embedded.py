@@ -8,7 +8,6 @@ both a clean stop and a crash of the server.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -20,10 +19,9 @@ from typing import Any
 import pytest
 
 from protocol.game import Board, move_json, player_view
-from server.lifeline import die_with_parent
-from tests.conftest import child_pids, is_running, stop_process
+from tests.conftest import child_pids, is_running
 
-from .conftest import ROOT, Client, Node
+from .conftest import ROOT, Client, Node, spawn_node
 
 DEAL = 424242424242
 
@@ -32,32 +30,7 @@ def _start_default_node(data_dir: Path, log: Path) -> Node:
     """Start ``scorpion-server`` as a user does: no Redis URL, a data folder of its own."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCORPION_")}
     env.update({"SCORPION_TEST_DEALS": str(DEAL), "SCORPION_LOG_FORMAT": "text"})
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server.main",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--data-dir",
-            str(data_dir),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=log.open("a"),
-        text=True,
-        preexec_fn=die_with_parent,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    match = re.search(r":(\d+)/", line)
-    if match is None:
-        stop_process(process, signal.SIGKILL)
-        raise AssertionError(f"the server did not start: {line!r}\n{log.read_text()}")
-    return Node(process, int(match.group(1)))
+    return spawn_node(env, log, "--data-dir", str(data_dir))
 
 
 DefaultNodeFactory = Callable[[Path], Node]
