@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from .commands import COMMAND_MODULES
 
@@ -15,10 +16,19 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser with every subcommand registered."""
     parser = argparse.ArgumentParser(prog="scorpion", description="Scorpion Race client and tools")
+    parser.add_argument("--version", action="version", version=f"scorpion {package_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
+
+
+def package_version() -> str:
+    """The installed scorpion-race package's version ("unknown" when it is not installed)."""
+    try:
+        return metadata.version("scorpion-race")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

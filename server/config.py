@@ -11,6 +11,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
+from importlib import metadata
 from pathlib import Path
 
 import platformdirs
@@ -119,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="scorpion-server",
         description="Scorpion Race server. Every flag can also be set as SCORPION_<FLAG> in the environment.",
     )
+    try:
+        version = metadata.version("scorpion-race")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    parser.add_argument("--version", action="version", version=f"scorpion-server {version}")
     for item in fields(Config):
         flag = "--" + item.name.replace("_", "-")
         parser.add_argument(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import re
+from importlib import metadata
 
 import pytest
 
@@ -27,6 +28,13 @@ def test_watch_without_a_target_lists_the_live_races_and_stores_the_identity(
     assert "no race is running" in capsys.readouterr().out
     stored = TokenStore().load(node.url)
     assert stored is not None and stored.name == "Viewer"
+
+
+def test_version_prints_the_installed_packages_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"scorpion {metadata.version('scorpion-race')}"
 
 
 def test_forget_me_without_a_stored_identity_erases_nothing(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,10 @@ def test_good_settings_pass_including_the_ones_that_may_be_zero(tmp_path: Path) 
     assert (config.port, config.countdown_seconds, config.grace_period) == (0, 0.0, 0.0)
     assert config.redis_url == "unix:///tmp/x.sock" and config.data_dir == tmp_path
     assert load_config([], environ={}) == Config()
+
+
+def test_version_prints_the_installed_packages_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        load_config(["--version"], environ={})
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"scorpion-server {metadata.version('scorpion-race')}"
