@@ -23,7 +23,7 @@ const ERRORS = {
   illegal_move: "Illegal move.",
   stale_version: "Your board was out of date; it has been brought up to date.",
   not_your_game: "You are not racing in that game.",
-  no_such_game: "That game does not exist (any more).",
+  no_such_game: "That game is over, or does not exist.",
   game_over: "Your part of this race is over.",
   rate_limited: "Too many actions at once: slow down a little.",
   room_full: "That room is full.",
