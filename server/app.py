@@ -317,7 +317,8 @@ class ScorpionServer:
         kind = _CONTENT_TYPES.get(target.suffix, "application/octet-stream")
         response = _response(HTTPStatus.OK, target.read_bytes(), kind)
         response.headers["Cache-Control"] = "no-cache"
-        response.headers["X-Content-Type-Options"] = "nosniff"
+        for name, value in _PAGE_HEADERS.items():
+            response.headers[name] = value
         return response
 
     # -- connections --------------------------------------------------------------------
@@ -1605,6 +1606,20 @@ def _find_web_dir(configured: Path | None) -> Path | None:
     """
     candidate = configured or Path(__file__).resolve().parent.parent / "client" / "web"
     return candidate.resolve() if candidate.is_dir() else None
+
+
+_PAGE_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    # The browser client is this server's own files and its websocket, nothing else: no
+    # inline script, no other origin, and no page of another site may frame it (a framed
+    # game could be tricked into a click on Resign).
+    "Content-Security-Policy": (
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; object-src 'none'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "Referrer-Policy": "no-referrer",
+}
+"""Headers on every file of the browser client."""
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import http.client
 import signal
 import time
 import urllib.request
@@ -179,6 +180,35 @@ async def test_health_and_metrics_answer_over_http(start_node: NodeFactory, open
     assert status == 200
     assert "scorpion_connections 1.0" in body
     assert "scorpion_move_seconds_bucket" in body
+
+
+async def test_the_browser_client_is_served_under_a_strict_policy_and_nothing_outside_it(
+    start_node: NodeFactory,
+) -> None:
+    node = start_node()
+
+    def get(path: str) -> tuple[int, dict[str, str], bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", node.port, timeout=5)
+        try:
+            connection.request("GET", path)  # sent as written: no client-side clean-up of '..'
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    for path, kind in (("/", "text/html"), ("/app.js", "text/javascript"), ("/style.css", "text/css")):
+        status, headers, body = await asyncio.to_thread(get, path)
+        assert status == 200 and headers["Content-Type"].startswith(kind) and body, path
+        policy = headers["Content-Security-Policy"]
+        for directive in ("default-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"):
+            assert directive in policy, (path, policy)
+        assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Referrer-Policy"] == "no-referrer"
+    outside = ("/../../../../etc/passwd", "/%2e%2e/%2e%2e/etc/hostname", "/nothing-here.js", "//etc/passwd")
+    for path in outside:
+        status, _, body = await asyncio.to_thread(get, path)
+        assert status == 404 and body == b"not found\n", path
 
 
 async def test_a_race_ends_at_its_time_limit(start_node: NodeFactory, open_client: Any) -> None:

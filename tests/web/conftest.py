@@ -49,6 +49,11 @@ def artifacts() -> Path:
 
 
 PageFactory = Callable[..., Page]
+RECORD_BLOCKED = (
+    "window.__blocked = []; document.addEventListener('securitypolicyviolation', "
+    "(e) => window.__blocked.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`));"
+)
+"""Keep what the page's content security policy blocked, for the test to find at its end."""
 expect.set_options(timeout=10_000)
 
 
@@ -57,6 +62,7 @@ def open_page(browser: Browser) -> Iterator[PageFactory]:
     """Open pages, each in its own context (its own localStorage: its own player)."""
     contexts: list[BrowserContext] = []
     problems: list[str] = []
+    pages: list[tuple[str, Page]] = []
 
     def open_(url: str, name: str, viewport: dict[str, int] | None = None, **extra: Any) -> Page:
         context = browser.new_context(viewport=viewport or DESKTOP, **extra)
@@ -64,9 +70,11 @@ def open_page(browser: Browser) -> Iterator[PageFactory]:
         context.add_init_script(
             f"if (!localStorage.getItem('scorpion.name')) localStorage.setItem('scorpion.name', {name!r});"
         )
+        context.add_init_script(RECORD_BLOCKED)
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: problems.append(f"{name}: {error}"))
+        pages.append((name, page))
         page.goto(url)
         page.wait_for_selector("#conn[data-state=open]")
         # The server answers a session's messages in order, and the first daily_info of a
@@ -76,6 +84,9 @@ def open_page(browser: Browser) -> Iterator[PageFactory]:
         return page
 
     yield open_
+    for name, page in pages:
+        if not page.is_closed():
+            problems.extend(f"{name}: {v}" for v in page.evaluate("window.__blocked || []"))
     for context in contexts:
         context.close()
-    assert not problems, f"JavaScript errors: {problems}"
+    assert not problems, f"JavaScript errors or content blocked by the page's policy: {problems}"
