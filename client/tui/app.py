@@ -48,7 +48,7 @@ from ..connection import (
     ServerError,
 )
 from ..state import RaceState
-from .render import render_analysis, render_board, render_racer, render_room, render_standings
+from .render import has_stock, render_analysis, render_board, render_racer, render_room, render_standings
 
 __all__ = ["ScorpionApp"]
 
@@ -107,7 +107,7 @@ class ScorpionApp(App[int]):
         self.queued: str | None = None
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
-        self._mode: tuple[str, bool, bool] | None = None
+        self._mode: tuple[str, str, bool, bool] | None = None
         self.quitting = False
 
     # -- layout ---------------------------------------------------------------------------
@@ -313,7 +313,8 @@ class ScorpionApp(App[int]):
         self._clamp_cursor()
         race = self.race
         watching = race is not None and race.spectating
-        mode = (race.mode if race else "", race is not None and race.ended is None, watching)
+        playing = race is not None and race.ended is None
+        mode = (race.mode if race else "", race.variant if race else "", playing, watching)
         if mode != self._mode:
             self._mode = mode
             self.refresh_bindings()
@@ -529,6 +530,8 @@ class ScorpionApp(App[int]):
             if race is None or race.mode != "solo" or race.ended is not None:
                 return False
             return True if race.playing else None
+        if action == "deal" and race is not None and not has_stock({"variant": race.variant}):
+            return False  # Three Blind Mice has no reserve to deal
         if action in ("undo", "hint") and race is not None and not race.spectating:
             allowed = race.options.undo if action == "undo" else race.options.hints
             return True if allowed else None

@@ -13,13 +13,14 @@ from typing import Any
 
 from rich.text import Text
 
-from protocol.game import Move, card_text, get_variant, move_text
+from protocol.game import Move, VariantError, card_text, get_variant, move_text
 from protocol.message import Analysis, RaceEnded, RoomState
 
 __all__ = [
     "SUIT_STYLE",
     "SUIT_SYMBOL",
     "card_label",
+    "has_stock",
     "progress_fraction",
     "render_analysis",
     "render_board",
@@ -37,6 +38,14 @@ BACK_STYLE = "blue on grey23"
 def card_label(card: str) -> str:
     """Return a card as shown: rank then suit symbol (``T♥``)."""
     return card[0] + SUIT_SYMBOL.get(card[1].upper(), card[1])
+
+
+def has_stock(view: Mapping[str, Any]) -> bool:
+    """Tell whether the view's variant deals a reserve stock (Three Blind Mice has cells)."""
+    try:
+        return get_variant(str(view.get("variant", ""))).stock > 0
+    except VariantError:  # not one this client knows: go by what the view says
+        return bool(view.get("reserve_left"))
 
 
 def render_board(
@@ -92,9 +101,11 @@ def render_board(
         out.append("\n")
     reserve = int(view.get("reserve_left", 0))
     foundations = list(view.get("foundations") or [])
-    out.append("reserve ", style="dim")
-    out.append(BACK * 0 + (f"{reserve} cards" if reserve else "dealt"), style="bold" if reserve else "dim")
-    out.append("   runs ", style="dim")
+    if has_stock(view):
+        out.append("reserve ", style="dim")
+        out.append(f"{reserve} cards" if reserve else "dealt", style="bold" if reserve else "dim")
+        out.append("   ")
+    out.append("runs ", style="dim")
     if foundations:
         for suit in foundations:
             out.append(f"K{SUIT_SYMBOL.get(suit, suit)}", style=SUIT_STYLE.get(suit, ""))

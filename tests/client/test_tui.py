@@ -196,6 +196,33 @@ async def test_a_solo_game_hint_keyboard_move_undo_new_game_and_replay(
         assert "Game over" in over and f"deal {SOLO_DEALS[1]}" in over
 
 
+async def test_three_blind_mice_shows_its_cells_and_offers_no_reserve_to_deal(
+    local_node: Any, make_client: ClientFactory
+) -> None:
+    node = await local_node(test_deals=str(SOLO_DEALS[0]))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    app = ScorpionApp(ann, lambda c: c.solo_new("three-blind-mice"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: ann.race is not None)
+        await pilot.pause(0.1)
+        screen = app.screen_text()
+        board = Board.new("three-blind-mice", SOLO_DEALS[0])
+        assert ann.race is not None and ann.race.view == player_view(board).as_dict()
+        assert " R1 " in screen and " R2 " in screen, "the two reserve cells are drawn"
+        assert "reserve" not in screen, "a variant without a reserve stock shows none"
+        keys = screen.splitlines()[-1]
+        assert "hint" in keys and "deal" not in keys, keys
+        await pilot.press("d")  # nothing to deal: no request, no refusal
+        await pilot.pause(0.2)
+        assert ann.race.v == 1 and app.note == ""
+        # A Scorpion game after it: the reserve and its key are back.
+        await ann.solo_new("scorpion")
+        await until(lambda: ann.race is not None and ann.race.variant == "scorpion")
+        await pilot.pause(0.1)
+        screen = app.screen_text()
+        assert "reserve 3 cards" in screen and "d deal" in screen.splitlines()[-1]
+
+
 async def test_keys_pressed_while_quitting_start_nothing_and_leave_no_coroutine_unawaited(
     local_node: Any, make_client: ClientFactory
 ) -> None:
