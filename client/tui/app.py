@@ -9,7 +9,7 @@ server says something, so the screen is always what the server last confirmed.
 Keys: ↑/↓ choose a column, ←/→ a card in it, Enter (or Space) picks the card and then drops
 it on the column under the cursor; 1–9 and 0 jump to a column, or drop the picked card on
 it. Legal targets of the picked card are highlighted. ``u`` undo, ``h`` hint, ``d`` deal
-the reserve, ``R`` resign, ``:`` types a move (``7H:2-5``, ``deal``), Esc cancels,
+the reserve, ``R`` twice resigns, ``:`` types a move (``7H:2-5``, ``deal``), Esc cancels,
 ``r`` ready and ``s`` start in a room, Tab shows the next racer when watching (a
 spectator's only key but ``q``, with no command line), ``q`` quits.
 In a solo game ``n`` starts a New Game (a fresh deal), ``p`` a Replay of the same deal, and
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ClassVar
 
@@ -51,6 +52,9 @@ from ..state import RaceState
 from .render import has_stock, render_analysis, render_board, render_racer, render_room, render_standings
 
 __all__ = ["ScorpionApp"]
+
+GAME_ACTIONS = frozenset({"select", "undo", "hint", "deal", "resign"})
+"""Keys that play the player's own game (shown in the key bar while it goes on)."""
 
 Starter = Callable[[ScorpionClient], Awaitable[Any]]
 
@@ -107,8 +111,10 @@ class ScorpionApp(App[int]):
         self.queued: str | None = None
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
-        self._mode: tuple[str, str, bool, bool] | None = None
+        self._mode: tuple[str, str, bool, bool, bool] | None = None
         self.quitting = False
+        self.resign_window = 3.0
+        self._resign_armed_until = 0.0
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -313,8 +319,9 @@ class ScorpionApp(App[int]):
         self._clamp_cursor()
         race = self.race
         watching = race is not None and race.spectating
-        playing = race is not None and race.ended is None
-        mode = (race.mode if race else "", race.variant if race else "", playing, watching)
+        running = race is not None and race.ended is None
+        playing = race is not None and race.playing  # this player's part goes on
+        mode = (race.mode if race else "", race.variant if race else "", running, playing, watching)
         if mode != self._mode:
             self._mode = mode
             self.refresh_bindings()
@@ -447,6 +454,16 @@ class ScorpionApp(App[int]):
         self._play(move_from_text("deal"))
 
     def action_resign(self) -> None:
+        """Resign on a second ``R`` within ``resign_window`` seconds: it cannot be undone."""
+        now = time.monotonic()
+        if now > self._resign_armed_until:
+            self._resign_armed_until = now + self.resign_window
+            self.say("press R again to resign: it cannot be undone")
+            return
+        self._resign_armed_until = 0.0
+        self._resign_now()
+
+    def _resign_now(self) -> None:
         self._run(lambda: self._simple(self.client.resign, "you resigned"))
 
     async def _simple(self, request: Callable[[], Awaitable[Any]], done: str) -> None:
@@ -530,6 +547,8 @@ class ScorpionApp(App[int]):
             if race is None or race.mode != "solo" or race.ended is not None:
                 return False
             return True if race.playing else None
+        if action in GAME_ACTIONS and race is not None and not race.playing:
+            return False  # the player's game is over: nothing left to play
         if action == "deal" and race is not None and not has_stock({"variant": race.variant}):
             return False  # Three Blind Mice has no reserve to deal
         if action in ("undo", "hint") and race is not None and not race.spectating:
@@ -607,7 +626,7 @@ class ScorpionApp(App[int]):
         actions: dict[str, Callable[[], Any]] = {
             "undo": self.action_undo,
             "hint": self.action_hint,
-            "resign": self.action_resign,
+            "resign": self._resign_now,  # typed in full: no second confirmation
             "ready": self.action_ready,
             "start": self.action_start,
         }

@@ -186,7 +186,7 @@ async def test_the_tui_shows_still_winnable_with_the_move_highlighted_then_the_a
             assert app.cursor == (move.source, board.columns[move.source].index(move.card))
         for text in LOSING:
             await ann.move(text)
-        await pilot.press("R")
+        await pilot.press("R", "R")  # resigning asks for a second R
         await until(lambda: ann.race is not None and ann.race.analysis is not None, timeout=60)
         await until(lambda: "(card K♦, KD:2-5)" in app.board_text().plain)
         await pilot.pause(0.1)
@@ -205,7 +205,7 @@ async def test_the_tui_says_no_for_an_unwinnable_deal_once_the_analysis_comes(
     async with app.run_test(size=(80, 24)) as pilot:
         await until(lambda: ann.race is not None)
         assert "analysing" not in app.board_text().plain
-        await pilot.press("R")
+        await pilot.press("R", "R")  # resigning asks for a second R
         await until(lambda: ann.race is not None and ann.race.ended is not None)
         await pilot.pause(0.05)
         if ann.race.analysis is None:

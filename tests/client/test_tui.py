@@ -189,11 +189,24 @@ async def test_a_solo_game_hint_keyboard_move_undo_new_game_and_replay(
         await pilot.press("p")
         await until(lambda: ann.race is not None and ann.race.game not in (first, second))
         assert ann.race.view == fresh and ann.race.mode == "solo"
+        # Resigning cannot be undone: one R only asks, and the question lapses.
+        app.resign_window = 0.3
+        await pilot.press("R")
+        await pilot.pause(0.1)
+        assert "press R again to resign" in app.note and ann.race.playing
+        await pilot.pause(0.4)
+        await pilot.press("R")
+        await pilot.pause(0.1)
+        assert ann.race.playing, "an R long after the first asks again"
         await pilot.press("R")
         await until(lambda: ann.race is not None and ann.race.ended is not None)
         await pilot.pause(0.1)
         over = app.screen_text()
         assert "Game over" in over and f"deal {SOLO_DEALS[1]}" in over
+        keys = over.splitlines()[-1]
+        for gone in ("pick", "undo", "hint", "deal", "resign"):
+            assert gone not in keys, f"{gone!r} is offered after the game is over: {keys}"
+        assert "new game" in keys and "quit" in keys
 
 
 async def test_three_blind_mice_shows_its_cells_and_offers_no_reserve_to_deal(
