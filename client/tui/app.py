@@ -109,6 +109,7 @@ class ScorpionApp(App[int]):
         self.watched = 0
         self.note = ""
         self.queued: str | None = None
+        self.queue_waited: int | None = None  # seconds the queue was waited in vain
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
         self._mode: tuple[str, str, bool, bool, bool] | None = None
@@ -148,10 +149,11 @@ class ScorpionApp(App[int]):
             elif isinstance(event, Queued):
                 self.queued = event.variant
             elif isinstance(event, MatchFound):
-                self.queued = None
+                self.queued = self.queue_waited = None
                 self.say("match found: " + ", ".join(p.name for p in event.players))
             elif isinstance(event, QueueTimeout):
                 self.queued = None
+                self.queue_waited = event.waited
                 self.say(f"nobody came in {event.waited} s: press q and try again later")
             elif isinstance(event, RaceEnded):
                 self.picked = None
@@ -261,6 +263,8 @@ class ScorpionApp(App[int]):
                 return render_room(self.client.room, self.client.player, self.link)
             if self.queued or self.client.state.value == "queued":
                 return Text(f"Waiting for a quick match ({self.queued or '…'}) — q to give up")
+            if self.queue_waited is not None:
+                return Text(f"No quick match: nobody else came within {self.queue_waited} s — q to quit")
             return Text("connecting…" if not self.client.connected else "waiting for the server…")
         view = self.shown_view()
         if view is None:
@@ -547,8 +551,8 @@ class ScorpionApp(App[int]):
             if race is None or race.mode != "solo" or race.ended is not None:
                 return False
             return True if race.playing else None
-        if action in GAME_ACTIONS and race is not None and not race.playing:
-            return False  # the player's game is over: nothing left to play
+        if action in GAME_ACTIONS and (race is None or not race.playing):
+            return False  # no game of the player's going on: nothing to play
         if action == "deal" and race is not None and not has_stock({"variant": race.variant}):
             return False  # Three Blind Mice has no reserve to deal
         if action in ("undo", "hint") and race is not None and not race.spectating:

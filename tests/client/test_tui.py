@@ -209,6 +209,25 @@ async def test_a_solo_game_hint_keyboard_move_undo_new_game_and_replay(
         assert "new game" in keys and "quit" in keys
 
 
+async def test_a_quick_match_nobody_joins_says_so_and_offers_no_game_keys(
+    local_node: Any, make_client: ClientFactory
+) -> None:
+    node = await local_node(queue_timeout=0.5)
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    await ann.queue_join("wasp")
+    app = ScorpionApp(ann)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        keys = app.screen_text().splitlines()[-1]
+        for absent in ("pick", "undo", "hint", "deal", "resign"):
+            assert absent not in keys, f"{absent!r} is offered with no game: {keys}"
+        await until(lambda: app.queue_waited is not None)
+        await pilot.pause(0.1)
+        screen = app.screen_text()
+        assert "No quick match: nobody else came within" in screen
+        assert "waiting for the server" not in screen
+
+
 async def test_three_blind_mice_shows_its_cells_and_offers_no_reserve_to_deal(
     local_node: Any, make_client: ClientFactory
 ) -> None:
