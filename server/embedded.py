@@ -71,6 +71,9 @@ class EmbeddedRedis:
         self.process: asyncio.subprocess.Process | None = None
         self.socket_path = self.data_dir / "redis.sock"
         self.lock_fd: int | None = None
+        self.restarts = 0
+        """Times the store exited on its own and was started again."""
+        self._keeper: asyncio.Task[None] | None = None
 
     async def _lock(self) -> int:
         """Take the data directory's lock (waiting up to ``lock_wait`` s); return its fd."""
@@ -120,10 +123,36 @@ class EmbeddedRedis:
             reason = "it is not a directory" if isinstance(exc, FileExistsError) else exc.strerror or exc
             raise RuntimeError(f"cannot use the data directory {self.data_dir}: {reason}") from None
         try:
-            return await self._start(binary, timeout)
+            url = await self._start(binary, timeout)
         except BaseException:
             await self.stop()
             raise
+        self._keeper = asyncio.create_task(self._keep_running(binary, timeout))
+        return url
+
+    async def _keep_running(self, binary: str, timeout: float) -> None:
+        """Start the store again whenever it exits without being asked to (until :meth:`stop`).
+
+        A store that was killed (out of memory, by hand) would otherwise leave the node up
+        but unable to serve anything. The append-only file brings its data back; the node's
+        connections to it reconnect by themselves.
+        """
+        delay = 0.5
+        while self.process is not None:
+            code = await self.process.wait()
+            self.restarts += 1
+            log.error("embedded server exited; starting it again", extra={"code": code})
+            while True:
+                try:
+                    await self._start(binary, timeout)
+                except RuntimeError as exc:
+                    log.error("embedded server did not start again", extra={"error": str(exc)})
+                    await asyncio.sleep(delay)
+                    delay = min(2 * delay, 10.0)
+                    continue
+                log.warning("embedded server running again", extra={"restarts": self.restarts})
+                delay = 0.5
+                break
 
     async def _start(self, binary: str, timeout: float) -> str:
         assert self.lock_fd is not None
@@ -197,6 +226,11 @@ class EmbeddedRedis:
 
     async def stop(self, timeout: float = 5.0) -> None:
         """Stop the server (SIGTERM, then SIGKILL after ``timeout``), then free the lock."""
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
         process, self.process = self.process, None
         try:
             if process is None or process.returncode is not None:

@@ -7,6 +7,7 @@ both a clean stop and a crash of the server.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -210,3 +211,37 @@ def test_a_host_that_is_not_this_machines_is_refused_and_leaves_no_store(tmp_pat
     assert "Traceback" not in refused.stderr
     assert "cannot listen on 192.0.2.1:0: that address is not one of this machine's" in refused.stderr
     assert stores_in(data) == []
+
+
+async def test_a_store_that_dies_is_started_again_and_the_game_goes_on(
+    default_node: DefaultNodeFactory, open_client: Any, tmp_path: Path
+) -> None:
+    node = default_node(tmp_path / "d")
+    ann: Client = await open_client(node, "Ann")
+    start = await ann.request({"type": "solo_new", "variant": "scorpion"})
+    game, board = start["game"], Board.new("scorpion", DEAL)
+    version = await play_one(ann, game, start["v"], board)
+
+    # The store is killed outright (as the kernel's out-of-memory killer would).
+    store = store_of(node)
+    os.kill(store, signal.SIGKILL)
+    wait_ended(store)
+    deadline = time.monotonic() + 15
+    while not (stores_in(tmp_path / "d") and stores_in(tmp_path / "d")[0] != store):
+        assert time.monotonic() < deadline, "the store was not started again"
+        await asyncio.sleep(0.05)
+    assert store_of(node) != store
+
+    # The same connection plays on, and nothing acknowledged was lost.
+    deadline = time.monotonic() + 15
+    while True:
+        move = next(m for m in board.legal_moves() if not m.is_deal)
+        answer = await ann.request({"type": "move", "game": game, "v": version, "move": move_json(move)})
+        if answer["type"] == "accepted":
+            break
+        assert answer.get("code") == "unavailable" and time.monotonic() < deadline, answer
+        await asyncio.sleep(0.1)
+    board.push(move)
+    late: Client = await open_client(node, "Ann", token=ann.token)
+    await resume(late, game, board, 2)
+    assert "embedded server running again" in (tmp_path / "server.log").read_text()
