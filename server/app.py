@@ -109,7 +109,15 @@ from .lifeline import worker_pool
 from .metrics import CONTENT_TYPE, Metrics
 from .race import LiveGame, RaceService, new_game_id, now_ms, project
 from .session import Session
-from .store import LIVE_CHANNEL, Store, StoreError, board_channel, game_channel, player_channel
+from .store import (
+    LIVE_CHANNEL,
+    UNREACHABLE,
+    Store,
+    StoreError,
+    board_channel,
+    game_channel,
+    player_channel,
+)
 
 __all__ = ["ScorpionServer"]
 
@@ -364,7 +372,7 @@ class ScorpionServer:
             self._refuse(session, exc.with_ref(message.ref if message else None))
         except StoreError as exc:
             self._refuse(session, ProtocolError(exc.code, exc.message, ref=message.ref if message else None))
-        except (ConnectionError, OSError, TimeoutError) as exc:
+        except UNREACHABLE as exc:
             self.metrics.redis_errors.inc()
             log.warning("storage unavailable", extra={"error": repr(exc)})
             ref = message.ref if message else None

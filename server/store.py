@@ -64,7 +64,9 @@ from typing import Any
 import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.connection import SSLConnection, parse_url
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 __all__ = [
     "ActionOutcome",
@@ -72,6 +74,7 @@ __all__ = [
     "RacerRecord",
     "Store",
     "StoreError",
+    "UNREACHABLE",
     "Subscriber",
     "board_channel",
     "game_channel",
@@ -87,6 +90,16 @@ NODES_KEY = "nodes"
 """Sorted set of node names by their last heartbeat (ms)."""
 LIVE_CHANNEL = "live"
 """Pub/sub channel announcing games that start (``+ID``) and end (``-ID``)."""
+
+
+UNREACHABLE: tuple[type[BaseException], ...] = (
+    ConnectionError,
+    OSError,
+    TimeoutError,
+    RedisConnectionError,  # redis-py's own, not the builtin; also raised while Redis loads its data
+    RedisTimeoutError,
+)
+"""The errors that mean Redis could not be reached just now (the request may be retried)."""
 
 
 class StoreError(RuntimeError):

@@ -17,6 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol.codec import MSGPACK
 from protocol.game import Board, move_json
 from server.store import Store
+from tests.conftest import RedisServer
 
 from .conftest import Client, NodeFactory, start_race
 from .test_race import DEAL, friend_race, winnable_deal
@@ -209,6 +210,30 @@ async def test_the_browser_client_is_served_under_a_strict_policy_and_nothing_ou
     for path in outside:
         status, _, body = await asyncio.to_thread(get, path)
         assert status == 404 and body == b"not found\n", path
+
+
+async def test_requests_while_redis_is_down_are_refused_as_unavailable_then_served_again(
+    local_node: Any, open_client: Any, tmp_path: Path
+) -> None:
+    redis = RedisServer(tmp_path / "r")  # a Redis of this test's own, to stop and start
+    redis.start()
+    try:
+        node = await local_node(redis_url=redis.url)
+        ann: Client = await open_client(node, "Ann")
+        assert (await ann.request({"type": "saved_games"}))["type"] == "saved_games_list"
+        redis.stop()
+        for request in ({"type": "saved_games"}, {"type": "stats"}, {"type": "solo_new"}):
+            refused = await ann.request(request)
+            assert refused["type"] == "error", refused
+            assert refused["code"] == "unavailable", refused  # retry later; not a failure of the server
+            assert refused["message"] == "storage is unavailable; retry"
+        redis.start()
+        deadline = time.monotonic() + 15
+        while (answer := await ann.request({"type": "saved_games"}))["type"] != "saved_games_list":
+            assert answer["code"] == "unavailable" and time.monotonic() < deadline, answer
+            await asyncio.sleep(0.1)
+    finally:
+        redis.stop()
 
 
 async def test_a_race_ends_at_its_time_limit(start_node: NodeFactory, open_client: Any) -> None:
