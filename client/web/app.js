@@ -36,7 +36,7 @@ const ERRORS = {
   hints_forbidden: "Hints are not allowed in this race.",
   spectating_forbidden: "This race does not allow spectators.",
   daily_already_played: "You have already played today's deal.",
-  unavailable: "Not available on this server (yet).",
+  unavailable: "Not available right now.",
   internal: "The server failed; please try again.",
 };
 const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
