@@ -69,12 +69,12 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 __all__ = [
+    "UNREACHABLE",
     "ActionOutcome",
     "GameRecord",
     "RacerRecord",
     "Store",
     "StoreError",
-    "UNREACHABLE",
     "Subscriber",
     "board_channel",
     "game_channel",
