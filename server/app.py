@@ -206,7 +206,7 @@ class ScorpionServer:
     async def _start(self) -> None:
         url = self.config.redis_url
         if url is None:
-            self.embedded = EmbeddedRedis(self.config.data_dir)
+            self.embedded = EmbeddedRedis(self.config.data_dir, on_restart=self.metrics.store_restarts.inc)
             url = await self.embedded.start()
         instance = f"{self.node}#{uuid.uuid4().hex[:8]}"
         self.store = Store(url, daily_secret=self.config.daily_secret, origin=self.node, instance=instance)

@@ -22,6 +22,7 @@ import logging
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from .lifeline import die_with_parent
@@ -63,6 +64,7 @@ class EmbeddedRedis:
         appendonly: bool = True,
         binary: str | None = None,
         lock_wait: float = 5.0,
+        on_restart: Callable[[], object] | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.appendonly = appendonly
@@ -73,6 +75,8 @@ class EmbeddedRedis:
         self.lock_fd: int | None = None
         self.restarts = 0
         """Times the store exited on its own and was started again."""
+        self.on_restart = on_restart
+        """Called each time the store has exited on its own (the server counts them)."""
         self._keeper: asyncio.Task[None] | None = None
 
     async def _lock(self) -> int:
@@ -141,6 +145,8 @@ class EmbeddedRedis:
         while self.process is not None:
             code = await self.process.wait()
             self.restarts += 1
+            if self.on_restart is not None:
+                self.on_restart()
             log.error("embedded server exited; starting it again", extra={"code": code})
             while True:
                 try:

@@ -77,6 +77,11 @@ class Metrics:
         self.spectators = Gauge(
             "scorpion_spectators", "Spectators connected to this node", registry=self.registry
         )
+        self.store_restarts = Counter(
+            "scorpion_store_restarts",
+            "Times the embedded store exited on its own and was started again",
+            registry=self.registry,
+        )
 
     def render(self) -> bytes:
         """Return the metrics in the Prometheus text format."""

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -245,3 +246,5 @@ async def test_a_store_that_dies_is_started_again_and_the_game_goes_on(
     late: Client = await open_client(node, "Ann", token=ann.token)
     await resume(late, game, board, 2)
     assert "embedded server running again" in (tmp_path / "server.log").read_text()
+    with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/metrics", timeout=5) as response:
+        assert "scorpion_store_restarts_total 1.0" in response.read().decode()
