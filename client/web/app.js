@@ -623,6 +623,7 @@ function renderGame() {
   const opts = game.options;
   const hasReserve = view.cells.length === 0 && game.variant !== "three-blind-mice";
   $("btn-deal").hidden = !hasReserve;
+  $("key-deal").hidden = !hasReserve;
   $("reserve-left").textContent = view.reserve_left;
   $("btn-deal").disabled = !playing || !canDeal(view, opts.reserve_rule);
   $("btn-deal").classList.toggle("hinted", Boolean(S.hint && S.hint.deal));

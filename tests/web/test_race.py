@@ -389,3 +389,26 @@ def test_the_longest_names_fit_a_phone_screen_everywhere_they_are_shown(
     expect(ann.locator("#stats tr[data-variant='scorpion']")).to_be_visible()
     problems = sideways_overflow(ann, "#screen-lobby, #screen-lobby *")
     assert problems == [], problems
+
+
+def test_three_blind_mice_has_no_reserve_to_deal_on_the_page(
+    start_node: NodeFactory, open_page: PageFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    page = open_page(base_url(node), "Tom")
+    page.select_option("#variant", "three-blind-mice")
+    page.click("#btn-solo")
+    expect(page.locator("#game-status")).to_contain_text("Three Blind Mice")
+    expect(page.locator("#board .reserve .card")).to_have_count(2)  # the two open reserve cells
+    expect(page.locator("#btn-deal")).to_be_hidden()
+    expect(page.locator("#key-deal")).to_be_hidden()
+    expect(page.locator(".keys")).not_to_contain_text("D deals", use_inner_text=True)
+    expect(page.locator(".keys")).to_contain_text("U undoes", use_inner_text=True)
+    # Back in Scorpion, the reserve and its key are offered again.
+    page.click("#btn-resign")
+    page.click("#btn-resign-yes")
+    page.click("#btn-result-close")
+    page.select_option("#variant", "scorpion")
+    page.click("#btn-solo")
+    expect(page.locator("#btn-deal")).to_be_visible()
+    expect(page.locator(".keys")).to_contain_text("D deals", use_inner_text=True)
