@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from rich.console import Console
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -137,6 +138,10 @@ class ScorpionApp(App[int]):
             starter = self.starter
             self._run(lambda: starter(self.client))
         self.redraw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Lay the board and the racers out again for the terminal's new size."""
+        self.call_after_refresh(self.redraw)
 
     async def _pump(self) -> None:
         async for event in self.client.events():
@@ -303,15 +308,16 @@ class ScorpionApp(App[int]):
     def racers_text(self) -> Text:
         """Return the racers' progress bars."""
         race = self.race
-        out = Text()
+        out = Text(no_wrap=True, overflow="ellipsis")
         if race is None:
             return out
+        width = max(20, self.size.width - 2)  # inside the panel's padding
         for index, racer in enumerate(race.racers.values()):
             if index:
                 out.append("\n")
             mine = racer.player == race.me
             summary = race.summary if mine and race.summary else racer.summary
-            out.append(render_racer(racer.name, summary, racer.status, race.variant, me=mine))
+            out.append(render_racer(racer.name, summary, racer.status, race.variant, me=mine, width=width))
         return out
 
     def redraw(self) -> None:

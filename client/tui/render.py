@@ -135,19 +135,29 @@ def render_racer(
     *,
     me: bool = False,
     bar: int = 20,
+    width: int | None = None,
 ) -> Text:
-    """Return one racer's line: a progress bar, score, runs, moves and status."""
+    """Return one racer's line: a progress bar, score, runs, moves and status.
+
+    Given a ``width``, the line fits it: the bar shrinks first (to 4 cells), then the name
+    and the figures take a shorter form, so that a racer stays on one line.
+    """
     fraction = progress_fraction(summary, variant)
+    summary = summary or {}
+    score, runs, moves = (int(summary.get(key, 0)) for key in ("score", "runs", "moves"))
+    name_cells, tail = 12, f" {score:>5} pts {runs} runs {moves:>3} mv  {status}"
+    if width is not None and 2 + name_cells + 1 + 4 + len(tail) > width:
+        name_cells, tail = 8, f" {score:>4}p {runs}r {moves:>3}mv {status}"
+    if width is not None:
+        bar = max(4, min(bar, width - (2 + name_cells + 1) - len(tail)))
     filled = round(fraction * bar)
-    out = Text()
-    out.append(("▶ " if me else "  ") + f"{name[:12]:<12} ", style="bold" if me else "")
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(("▶ " if me else "  ") + f"{name[:name_cells]:<{name_cells}} ", style="bold" if me else "")
     out.append("█" * filled, style="green" if status != "resigned" else "red")
     out.append("░" * (bar - filled), style="grey37")
-    summary = summary or {}
-    out.append(
-        f" {int(summary.get('score', 0)):>5} pts {int(summary.get('runs', 0))} runs "
-        f"{int(summary.get('moves', 0)):>3} mv  {status}"
-    )
+    out.append(tail)
+    if width is not None:
+        out.truncate(width, overflow="ellipsis")
     return out
 
 

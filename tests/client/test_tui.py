@@ -280,3 +280,34 @@ async def test_keys_pressed_while_quitting_start_nothing_and_leave_no_coroutine_
     await asyncio.sleep(0.3)
     race = ann.race
     assert race is not None and race.v == v and race.ended is None, "nothing typed after q reached the server"
+
+
+async def test_racer_lines_fit_a_narrow_terminal_and_follow_its_resizes(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    long_name = "Annabelle Longname-Racer"  # the longest name the protocol takes
+    host = await make_client(node, long_name)
+    bob = await make_client(node, "Bob")
+    await start_race(host, bob)
+    app = ScorpionApp(bob)
+
+    def racer_lines(screen: str) -> list[str]:
+        return [line for line in screen.splitlines() if "Annabel" in line or "Bob" in line]
+
+    async with app.run_test(size=(56, 24)) as pilot:
+        await until(lambda: bob.race is not None and len(bob.race.racers) == 2)
+        await pilot.pause(0.2)
+        for width in (56, 44, 80, 64):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause(0.2)
+            screen = app.screen_text()
+            assert all(len(line.rstrip()) <= width for line in screen.splitlines()), screen
+            lines = racer_lines(screen)
+            assert len(lines) == 2, f"at {width} columns a racer's line wraps:\n{screen}"
+            for line in lines:
+                assert "playing" in line and "0 mv" in line.replace("0mv", "0 mv"), line
+            bar = max(line.count("░") for line in lines)
+            assert bar >= (20 if width >= 80 else 4), f"the bar is {bar} cells at {width} columns"
+        # The board follows the resize too: a wider terminal draws it whole again.
+        assert "reserve 3 cards" in app.screen_text()
