@@ -299,7 +299,22 @@ class ScorpionServer:
     # -- HTTP ---------------------------------------------------------------------------
 
     async def http(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Answer plain HTTP requests on the websocket port: health and metrics."""
+        """Answer plain HTTP requests on the websocket port: health, metrics, the browser client.
+
+        Only GET and HEAD are served (a websocket handshake is a GET); a HEAD gets the
+        GET's headers without its body.
+        """
+        if request.method not in ("GET", "HEAD"):
+            text = f"{request.method} is not served here: use GET\n".encode()
+            refused = _response(HTTPStatus.METHOD_NOT_ALLOWED, text, "text/plain; charset=utf-8")
+            refused.headers["Allow"] = "GET, HEAD"
+            return refused
+        response = await self._http_get(request)
+        if response is not None and request.method == "HEAD":
+            response = dataclasses.replace(response, body=b"")
+        return response
+
+    async def _http_get(self, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             healthy = await self.store.ping()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import signal
+import socket
 import time
 import urllib.request
 from pathlib import Path
@@ -210,6 +211,45 @@ async def test_the_browser_client_is_served_under_a_strict_policy_and_nothing_ou
     for path in outside:
         status, _, body = await asyncio.to_thread(get, path)
         assert status == 404 and body == b"not found\n", path
+
+
+async def test_http_answers_get_and_head_and_refuses_other_methods(start_node: NodeFactory) -> None:
+    node = start_node()
+
+    def ask(method: str, path: str, body: bytes | None = None) -> tuple[int, dict[str, str], bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", node.port, timeout=5)
+        try:
+            connection.request(method, path, body=body)
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    def raw_head(path: str) -> bytes:
+        with socket.create_connection(("127.0.0.1", node.port), timeout=5) as sock:
+            sock.sendall(f"HEAD {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+            return answer
+
+    for path in ("/", "/app.js", "/healthz", "/metrics"):
+        status, got, body = await asyncio.to_thread(ask, "GET", path)
+        assert status == 200 and body, path
+        status, headers, _ = await asyncio.to_thread(ask, "HEAD", path)
+        assert status == 200, (path, status)
+        raw = await asyncio.to_thread(raw_head, path)  # http.client would not read a stray body
+        assert raw.endswith(b"\r\n\r\n") and raw.count(b"\r\n\r\n") == 1, raw[-80:]
+        assert headers["Content-Type"] == got["Content-Type"], path
+        if path != "/metrics":  # the figures move between two requests
+            assert headers["Content-Length"] == str(len(body)), path
+        for method in ("POST", "PUT", "DELETE"):
+            status, headers, answer = await asyncio.to_thread(ask, method, path, b"")
+            assert status == 405, (method, path, status)
+            assert headers["Allow"] == "GET, HEAD", (method, path)
+            assert answer == f"{method} is not served here: use GET\n".encode(), answer
+    status, _, body = await asyncio.to_thread(ask, "GET", "/healthz")
+    assert status == 200 and body == b"ok\n"
 
 
 async def test_requests_while_redis_is_down_are_refused_as_unavailable_then_served_again(
