@@ -604,6 +604,7 @@ function renderGame() {
     hint: S.hint && !S.hint.deal ? S.hint : null, deal: Boolean(S.hint && S.hint.deal),
   });
   setupRovingFocus(hadFocus);
+  markLifted();
   $("score").textContent = game.summary.score;
   $("runs").textContent = `${game.summary.runs}/4`;
   $("moves").textContent = game.summary.moves;
@@ -698,6 +699,7 @@ function sameSource(a, b) {
 }
 
 function onBoardClick(event) {
+  if (swallowClick) return; // the end of a drag, not a click
   const game = S.game;
   if (!game || game.status !== "playing" || game.ended) return;
   const node = event.target.closest("[data-col], [data-cell]");
@@ -742,6 +744,118 @@ function autoMove(source) {
 }
 
 let lastClick = { source: null, time: 0 };
+
+// ---------------------------------------------------------------- dragging
+
+// A face-up card may also be dragged, with the cards on it, by mouse, pen or finger and
+// dropped on a column. A press that moves less than DRAG_START pixels stays a click.
+const DRAG_START = 6;
+let drag = null; // { pointer, source, game, x, y, ghost, dx, dy, over }
+let swallowClick = false;
+
+function onBoardPointerDown(event) {
+  const game = S.game;
+  if ((drag && drag.ghost) || !event.isPrimary || event.button !== 0) return;
+  if (!game || game.status !== "playing" || game.ended) return;
+  const node = event.target.closest("[data-col], [data-cell]");
+  const source = node ? sourceOf(node) : null;
+  if (!source) return;
+  drag = { pointer: event.pointerId, source, game: game.id, x: event.clientX, y: event.clientY, ghost: null, over: null };
+}
+
+function onBoardPointerMove(event) {
+  if (!drag || event.pointerId !== drag.pointer) return;
+  if (!drag.ghost) {
+    if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_START) return;
+    liftCards();
+  }
+  event.preventDefault();
+  drag.ghost.style.transform = `translate(${event.clientX - drag.x}px, ${event.clientY - drag.y}px)`;
+  const over = columnAt(event.clientX, event.clientY);
+  if (over !== drag.over) {
+    if (drag.over) drag.over.classList.remove("drop-over");
+    if (over) over.classList.add("drop-over");
+    drag.over = over;
+  }
+}
+
+// The drag starts: the legal columns light up as for a pick, and a copy of the cards
+// follows the pointer while the cards themselves stay dimmed in place.
+function liftCards() {
+  const board = $("board");
+  board.setPointerCapture(drag.pointer); // the board outlives its redraws; its cards do not
+  lastClick = { source: null, time: 0 };
+  S.selected = drag.source;
+  renderGame();
+  const cards = [...board.querySelectorAll(".card.selected")];
+  const first = cards[0].getBoundingClientRect();
+  const ghost = document.createElement("div");
+  ghost.className = "drag-ghost";
+  ghost.setAttribute("aria-hidden", "true");
+  Object.assign(ghost.style, { left: `${first.left}px`, top: `${first.top}px`, width: `${first.width}px` });
+  for (const card of cards) {
+    const copy = card.cloneNode(true);
+    copy.removeAttribute("id");
+    copy.tabIndex = -1;
+    copy.style.top = `${card.getBoundingClientRect().top - first.top}px`;
+    ghost.append(copy);
+  }
+  document.body.append(ghost);
+  drag.ghost = ghost;
+  markLifted();
+}
+
+function markLifted() {
+  if (drag && drag.ghost) $("board").querySelectorAll(".card.selected").forEach((c) => c.classList.add("lifted"));
+}
+
+function columnAt(x, y) {
+  const hit = document.elementFromPoint(x, y);
+  return hit ? hit.closest("#board .column") : null;
+}
+
+function onBoardPointerUp(event) {
+  if (!drag || event.pointerId !== drag.pointer) return;
+  const current = drag;
+  endDrag();
+  if (!current.ghost) return; // it was a click: the click handler has it
+  swallowClick = true;
+  setTimeout(() => { swallowClick = false; }, 0);
+  const game = S.game;
+  S.selected = null;
+  const column = columnAt(event.clientX, event.clientY);
+  const col = column ? Number(column.dataset.col) - 1 : null;
+  if (!game || game.id !== current.game || game.status !== "playing" || game.ended) { renderGame(); return; }
+  const targets = targetsFor(game.view, current.source);
+  if (col !== null && targets.includes(col)) {
+    playMove(current.source, col);
+    return;
+  }
+  renderGame();
+  const label = cardLabel(nodeCard(current.source));
+  if (targets.length === 0) notify(`${label} has nowhere to go.`);
+  else if (col !== null && !sameColumn(current.source, col)) notify(`${label} cannot go on column ${col + 1}.`);
+}
+
+function sameColumn(source, col) {
+  return source.cell === undefined && source.col === col;
+}
+
+function endDrag() {
+  if (!drag) return;
+  if (drag.ghost) drag.ghost.remove();
+  if (drag.over) drag.over.classList.remove("drop-over");
+  const board = $("board");
+  if (board.hasPointerCapture(drag.pointer)) board.releasePointerCapture(drag.pointer);
+  drag = null;
+}
+
+function cancelDrag() {
+  if (!drag) return;
+  const lifted = Boolean(drag.ghost);
+  endDrag();
+  if (lifted) { S.selected = null; renderGame(); }
+}
 
 // Roving focus: one focusable element per board; arrows move between columns and cards.
 function focusables() {
@@ -820,7 +934,7 @@ function onGlobalKey(event) {
   if (event.target.matches("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
   if (S.mode !== "game" || !S.game) return;
   const key = event.key.toLowerCase();
-  if (key === "escape") { S.selected = null; S.hint = null; renderGame(); }
+  if (key === "escape") { cancelDrag(); S.selected = null; S.hint = null; renderGame(); }
   else if (key === "d" && !$("btn-deal").disabled && !$("btn-deal").hidden) gameRequest("deal");
   else if (key === "u" && !$("btn-undo").disabled && !$("btn-undo").hidden) gameRequest("undo");
   else if (key === "h" && !$("btn-hint").disabled && !$("btn-hint").hidden) gameRequest("hint");
@@ -1291,6 +1405,10 @@ function bind() {
   });
   const board = $("board");
   board.addEventListener("click", onBoardClick);
+  board.addEventListener("pointerdown", onBoardPointerDown);
+  board.addEventListener("pointermove", onBoardPointerMove);
+  board.addEventListener("pointerup", onBoardPointerUp);
+  board.addEventListener("pointercancel", cancelDrag);
   board.addEventListener("keydown", onBoardKey);
   document.addEventListener("keydown", onGlobalKey);
   setInterval(tickClock, 250);

@@ -412,3 +412,111 @@ def test_three_blind_mice_has_no_reserve_to_deal_on_the_page(
     page.click("#btn-solo")
     expect(page.locator("#btn-deal")).to_be_visible()
     expect(page.locator(".keys")).to_contain_text("D deals", use_inner_text=True)
+
+
+def _centre(page: Page, selector: str, strip: bool = False) -> tuple[float, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    if strip:  # a card others cover shows only its top strip
+        return box["x"] + box["width"] / 2, box["y"] + 6
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def _drop_point(page: Page, column: int) -> tuple[float, float]:
+    """Return a point over the exposed end of ``column`` (1-based), where a player drops."""
+    last = page.locator(f"#board .column[data-col='{column}'] > *").last
+    box = last.bounding_box()
+    assert box is not None
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.6
+
+
+def test_cards_are_dragged_onto_a_column_with_a_mouse_or_a_finger(
+    start_node: NodeFactory, open_page: PageFactory, artifacts: Path
+) -> None:
+    node = start_node(test_deals=DEAL)
+    board = Board.new("scorpion", DEAL)
+    moves = [m for m in board.legal_moves() if not m.is_deal]
+    # A card with others on it, so the whole group is seen to travel.
+    move = next((m for m in moves if board.columns[m.source][-1] != m.card), moves[0])
+    card = f"#board .card[data-card='{card_text(move.card)}']"
+    wrong = next(c for c in range(len(board.columns)) if c not in (move.source, move.target))
+
+    page = open_page(base_url(node), "Ann")
+    page.click("#btn-solo")
+    expect(page.locator("#screen-game")).to_be_visible()
+    expect(page.locator(card)).to_be_visible()
+
+    # A drop where the card may not go moves nothing and says why.
+    page.mouse.move(*_centre(page, card, strip=True))
+    page.mouse.down()
+    page.mouse.move(*_drop_point(page, wrong + 1), steps=8)
+    expect(page.locator(".drag-ghost")).to_have_count(1)
+    expect(page.locator(f"#board .column[data-col='{move.target + 1}']")).to_have_class(
+        re.compile(r"\btarget\b")
+    )
+    expect(page.locator(f"#board .column[data-col='{wrong + 1}']")).to_have_class(
+        re.compile(r"\bdrop-over\b")
+    )
+    page.screenshot(path=str(artifacts / "drag-desktop.png"))
+    page.mouse.up()
+    expect(page.locator(".drag-ghost")).to_have_count(0)
+    expect(page.locator("#notice-text")).to_contain_text(f"cannot go on column {wrong + 1}")
+    expect(page.locator("#moves")).to_have_text("0")
+    expect(page.locator("#board .column.target")).to_have_count(0)
+
+    # Dropped off the board, or let go after Esc, the drag just ends.
+    page.locator("#notice-close").click()
+    page.mouse.move(*_centre(page, card, strip=True))
+    page.mouse.down()
+    page.mouse.move(640, 20, steps=8)  # the page's header
+    page.mouse.up()
+    page.mouse.move(*_centre(page, card, strip=True))
+    page.mouse.down()
+    page.mouse.move(*_drop_point(page, move.target + 1), steps=8)
+    page.keyboard.press("Escape")
+    expect(page.locator(".drag-ghost")).to_have_count(0)
+    page.mouse.up()
+    expect(page.locator("#notice")).to_be_hidden()
+    expect(page.locator("#board .card.selected, #board .card.lifted, #board .column.target")).to_have_count(0)
+    expect(page.locator("#moves")).to_have_text("0")
+
+    # Dragged onto its target with the mouse, the card and the cards on it move there.
+    page.mouse.move(*_centre(page, card, strip=True))
+    page.mouse.down()
+    page.mouse.move(*_drop_point(page, move.target + 1), steps=8)
+    page.mouse.up()
+    expect(page.locator("#moves")).to_have_text("1")
+    board.push(move)
+    assert exposed_cards(page, "#board") == engine_exposed(board)
+    assert page.locator(".drag-ghost").count() == 0
+
+    # A short press that hardly moves is still a click: the card is picked, not dragged.
+    follow = next(m for m in board.legal_moves() if not m.is_deal)
+    x, y = _centre(page, f"#board .card[data-card='{card_text(follow.card)}']", strip=True)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 2, y + 1)
+    page.mouse.up()
+    expect(page.locator("#board .card.selected").first).to_be_visible()
+    page.keyboard.press("Escape")
+
+    # On a phone, a finger drags the same way (touch events, which must not scroll the page).
+    phone = open_page(base_url(node), "Bob", viewport=PHONE, has_touch=True, is_mobile=True)
+    phone.click("#btn-solo")
+    expect(phone.locator(card)).to_be_visible()
+    cdp = phone.context.new_cdp_session(phone)
+    path = [_centre(phone, card, strip=True)]
+    end = _drop_point(phone, move.target + 1)
+    path += [
+        (path[0][0] + (end[0] - path[0][0]) * i / 8, path[0][1] + (end[1] - path[0][1]) * i / 8)
+        for i in range(1, 9)
+    ]
+    cdp.send(
+        "Input.dispatchTouchEvent",
+        {"type": "touchStart", "touchPoints": [{"x": path[0][0], "y": path[0][1]}]},
+    )
+    for x, y in path[1:]:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    expect(phone.locator("#moves")).to_have_text("1")
+    assert exposed_cards(phone, "#board") == engine_exposed(board)
