@@ -12,7 +12,7 @@ state             client messages allowed (plus, everywhere after hello:      le
 ================  ==========================================================  ===================
 CONNECTED         hello, ping                                                 welcome -> IDLE
 IDLE              room_create, room_join, queue_join, resume, watch,          room -> IN_ROOM,
-                  daily_start, solo_new, solo_replay, solo_resume             queued -> QUEUED,
+                  daily_start, solo_new, solo_replay, solo_resume, rematch    queued -> QUEUED,
                                                                               race_started,
                                                                               batch, snapshot ->
                                                                               RACING, spectate,
@@ -131,6 +131,7 @@ ALLOWED: Final[Mapping[State, frozenset[str]]] = {
         "solo_new",
         "solo_replay",
         "solo_resume",
+        "rematch",
     },
     State.IN_ROOM: ANYWHERE | {"ready", "room_leave", "room_start"},
     State.QUEUED: ANYWHERE | {"queue_cancel"},

@@ -88,6 +88,8 @@ __all__ = [
     "RacerBoard",
     "RacerProgress",
     "Ready",
+    "Rematch",
+    "RematchOffered",
     "Replay",
     "ReplayLog",
     "Resign",
@@ -783,6 +785,27 @@ class Countdown(Message):
     room: str = field(metadata=_ROOM)
     seconds: int = field(metadata=_spec(_int(0, 60)))
     start: int = field(metadata=_EPOCH)
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rematch(Message):
+    """Ask to race the same players again after a race between players ended."""
+
+    TYPE: ClassVar[str] = "rematch"
+    game: str = field(metadata=_ID)
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RematchOffered(Message):
+    """Tell a racer that another racer of ``game`` opened ``room`` to race them again."""
+
+    TYPE: ClassVar[str] = "rematch_offered"
+    game: str = field(metadata=_ID)
+    room: str = field(metadata=_ROOM)
+    player: str = field(metadata=_ID)
+    name: str = field(metadata=_NAME)
 
 
 # ---------------------------------------------------------------- quick match

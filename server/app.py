@@ -38,6 +38,7 @@ from protocol.error import ErrorCode, ProtocolError
 from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_RESTART, State
 from protocol.game import VARIANTS, move_text
 from protocol.message import (
+    MAX_PLAYERS,
     Analysis,
     Analyze,
     AroundMe,
@@ -72,6 +73,8 @@ from protocol.message import (
     QueueTimeout,
     Racer,
     Ready,
+    Rematch,
+    RematchOffered,
     Replay,
     Resign,
     Resume,
@@ -645,6 +648,70 @@ class ScorpionServer:
             players=players,
         )
 
+    async def on_rematch(self, session: Session, message: Rematch) -> None:
+        """Put the player in the room of a race's rematch, opening it if nobody has yet.
+
+        The room has the race's variant, options and size, and its first player is its
+        host; the race's other racers are told (``rematch_offered``) and join it the same
+        way. A rematch room that closed, started or filled up is replaced by a new one.
+        """
+        assert session.player is not None
+        game = await self.race.load(message.game)
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no race with that id is kept")
+        if session.player not in game.status:
+            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "only the race's own racers can ask for a rematch")
+        if game.mode != "race" or len(game.roster) < 2:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                "a rematch is for races between players (solo games have New game and Replay)",
+            )
+        if not game.ended:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "the race is still on: a rematch comes after it")
+        ttl_ms = int(self.config.room_ttl * 1000)
+        for _ in range(3):
+            code = await self.store.rematch_room(game.game_id)
+            if code is not None:
+                try:
+                    await self.store.join_room(code, session.player, ttl_ms)
+                except StoreError as exc:
+                    if exc.code not in ("no_such_room", "room_started", "room_full"):
+                        raise
+                    await self.store.drop_rematch(game.game_id, code)
+                    continue
+                opened = False
+            else:
+                size = len(game.roster)
+                if game.room is not None and (origin := await self.store.room(game.room)) is not None:
+                    size = max(size, int(origin["max_players"]))
+                settings = {
+                    "variant": game.variant,
+                    "max_players": min(size, MAX_PLAYERS),
+                    "options": json.dumps(game.options.to_dict()),
+                }
+                code = await self.store.create_room(session.player, settings, ttl_ms)
+                held = await self.store.claim_rematch(game.game_id, code, ttl_ms)
+                if held != code:  # another racer opened one at the same moment: go there
+                    await self.store.leave_room(code, session.player)
+                    continue
+                opened = True
+            session.room = code
+            await self.store.set_player_place(session.player, room=code)
+            await self._publish_room(code, ref_to=(session, message.ref))
+            if opened:
+                notice = {
+                    "kind": "rematch",
+                    "game": game.game_id,
+                    "room": code,
+                    "player": session.player,
+                    "name": session.name or "?",
+                }
+                for racer, _ in game.roster:
+                    if racer != session.player:
+                        await self.store.notify(racer, notice)
+            return
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "the rematch room could not be opened; try again")
+
     # quick match ------------------------------------------------------------------------
 
     async def on_queue_join(self, session: Session, message: QueueJoin) -> None:
@@ -709,6 +776,12 @@ class ScorpionServer:
             await self._attach(session, notice["game"], 0)
         elif kind == "analysis":
             session.send(Analysis(game=notice["game"], player=session.player or "", **notice["analysis"]))
+        elif kind == "rematch":
+            session.send(
+                RematchOffered(
+                    game=notice["game"], room=notice["room"], player=notice["player"], name=notice["name"]
+                )
+            )
 
     # racing ---------------------------------------------------------------------------------
 
@@ -1574,6 +1647,7 @@ class ScorpionServer:
         Ready: on_ready,
         RoomLeave: on_room_leave,
         RoomStart: on_room_start,
+        Rematch: on_rematch,
         QueueJoin: on_queue_join,
         QueueCancel: on_queue_cancel,
         PlayMove: on_move,

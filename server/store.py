@@ -115,6 +115,10 @@ def _game_key(game_id: str, part: str) -> str:
     return f"{{g:{game_id}}}:{part}"
 
 
+def _rematch_key(game_id: str) -> str:
+    return f"rematch:{{{game_id}}}"
+
+
 def _room_key(code: str, part: str = "") -> str:
     return f"room:{{{code}}}:{part}" if part else f"room:{{{code}}}"
 
@@ -242,6 +246,11 @@ if redis.call('LLEN', KEYS[2]) < 2 then return 'not_enough_players' end
 redis.call('HSET', KEYS[1], 'state', 'starting', 'game', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'ver', 1)
 return 'ok'
+"""
+
+_DROP_REMATCH = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0
 """
 
 _MATCH = """
@@ -515,6 +524,7 @@ class Store:
         self._presence = self.redis.register_script(_PRESENCE)
         self._end = self.redis.register_script(_END)
         self._join_room = self.redis.register_script(_JOIN_ROOM)
+        self._drop_rematch = self.redis.register_script(_DROP_REMATCH)
         self._leave_room = self.redis.register_script(_LEAVE_ROOM)
         self._start_room = self.redis.register_script(_START_ROOM)
         self._match = self.redis.register_script(_MATCH)
@@ -651,6 +661,23 @@ class Store:
         """Set a room's state (``open``, ``starting``, ``racing``, ``ended``)."""
         await self.redis.hset(_room_key(code), mapping={"state": state})
         await self.redis.hincrby(_room_key(code), "ver", 1)
+
+    async def rematch_room(self, game_id: str) -> str | None:
+        """Return the room opened to race ``game``'s players again, if one was."""
+        code: str | None = await self.redis.get(_rematch_key(game_id))
+        return code
+
+    async def claim_rematch(self, game_id: str, code: str, ttl_ms: int) -> str:
+        """Make ``code`` the room of ``game``'s rematch unless another is already; return the one that is."""
+        key = _rematch_key(game_id)
+        if await self.redis.set(key, code, nx=True, px=ttl_ms):
+            return code
+        held: str | None = await self.redis.get(key)
+        return held or code
+
+    async def drop_rematch(self, game_id: str, code: str) -> None:
+        """Forget that ``code`` is ``game``'s rematch room (it closed, started or filled up)."""
+        await self._drop_rematch(keys=[_rematch_key(game_id)], args=[code])
 
     # -- quick match --------------------------------------------------------------------
 

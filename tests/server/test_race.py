@@ -303,3 +303,91 @@ async def test_no_frame_ever_reveals_a_face_down_card_or_the_deal_number_before_
             audit(clients[receiver], boards[receiver], checked[receiver], number)
         await ann.close()
         await bob.close()
+
+
+async def _end_by_resigning(game: str, *racers: Client, v: int = 1) -> None:
+    for racer in racers:
+        answer = await racer.request({"type": "resign", "game": game, "v": v})
+        assert answer["type"] == "accepted", answer
+        v = answer["v"]
+    for racer in racers:
+        await racer.expect("race_ended", game=game)
+
+
+async def test_racers_ask_for_a_rematch_and_race_again_in_a_new_room(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    options = {"undo": False, "hints": True, "reserve_rule": "when-stuck", "spectator_delay": 5}
+    ann, bob, start, _ = await friend_race(start_node, open_client, options=options, nodes=2)
+    game = start["game"]
+    # Not while the race is on, and only for its own racers.
+    early = await ann.request({"type": "rematch", "game": game})
+    assert early["type"] == "error" and early["code"] == "not_allowed", early
+    await _end_by_resigning(game, ann, bob)
+    carol = await open_client(start_node(), "Carol")
+    stranger = await carol.request({"type": "rematch", "game": game})
+    assert stranger["type"] == "error" and stranger["code"] == "not_your_game", stranger
+    missing = await carol.request({"type": "rematch", "game": "nosuchgame"})
+    assert missing["type"] == "error" and missing["code"] == "no_such_game", missing
+
+    # Ann asks: a new room with the race's variant and options, Ann its host; Bob (on the
+    # other node) is told where it is.
+    room = await ann.request({"type": "rematch", "game": game})
+    assert room["type"] == "room", room
+    assert room["room"] != start.get("room") and room["host"] == ann.player
+    assert room["variant"] == "scorpion" and room["options"] == start["options"]
+    assert [p["name"] for p in room["players"]] == ["Ann"]
+    offer = await bob.expect("rematch_offered")
+    assert offer == {
+        "type": "rematch_offered",
+        "game": game,
+        "room": room["room"],
+        "player": ann.player,
+        "name": "Ann",
+    }
+    # Bob asks too and lands in the same room; a second offer is not sent.
+    joined = await bob.request({"type": "rematch", "game": game})
+    assert joined["type"] == "room" and joined["room"] == room["room"], joined
+    assert [p["name"] for p in joined["players"]] == ["Ann", "Bob"]
+    assert (await ann.expect("room"))["players"][1]["name"] == "Bob"
+    assert (await bob.request({"type": "ready", "ready": True}))["type"] == "room"
+    await ann.send({"type": "room_start"})
+    again = await bob.expect("race_started")
+    assert again["game"] != game and again["room"] == room["room"]
+    assert again["options"] == start["options"]
+    assert {r["name"] for r in again["roster"]} == {"Ann", "Bob"}
+    assert (await ann.expect("race_started"))["game"] == again["game"]
+    with pytest.raises(AssertionError):
+        await ann.expect("rematch_offered", timeout=0.5)
+
+    # After the rematch started, asking again for the first race opens a fresh room.
+    await _end_by_resigning(again["game"], ann, bob)
+    fresh = await bob.request({"type": "rematch", "game": game})
+    assert fresh["type"] == "room" and fresh["room"] != room["room"] and fresh["host"] == bob.player
+    assert (await ann.expect("rematch_offered"))["room"] == fresh["room"]
+
+
+async def test_two_racers_asking_for_a_rematch_at_once_meet_in_one_room(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    ann, bob, start, _ = await friend_race(start_node, open_client, nodes=2)
+    await _end_by_resigning(start["game"], ann, bob)
+    first, second = await asyncio.gather(
+        ann.request({"type": "rematch", "game": start["game"]}),
+        bob.request({"type": "rematch", "game": start["game"]}),
+    )
+    assert first["type"] == second["type"] == "room", (first, second)
+    assert first["room"] == second["room"]
+    final = first if len(first["players"]) == 2 else second
+    assert sorted(p["name"] for p in final["players"]) == ["Ann", "Bob"]
+
+
+async def test_a_rematch_is_refused_for_a_solo_game(start_node: NodeFactory, open_client: Any) -> None:
+    node = start_node(test_deals=DEAL)
+    ann = await open_client(node, "Ann")
+    started = await ann.request({"type": "solo_new", "variant": "scorpion"})
+    game = started["game"]
+    await _end_by_resigning(game, ann, v=started["v"])
+    refused = await ann.request({"type": "rematch", "game": game})
+    assert refused["type"] == "error" and refused["code"] == "not_allowed", refused
+    assert "solo games have New game and Replay" in refused["message"]
