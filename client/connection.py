@@ -81,6 +81,8 @@ from protocol.message import (
     RaceEnded,
     RaceStarted,
     Ready,
+    Rematch,
+    RematchOffered,
     Replay,
     ReplayLog,
     Resign,
@@ -237,6 +239,8 @@ class ScorpionClient:
         self.analyses: dict[str, Analysis] = {}
         self.results: dict[str, RaceEnded] = {}
         """The ``race_ended`` of the games this session saw end (the latest 64)."""
+        self.rematch_offers: dict[str, RematchOffered] = {}
+        """The latest ``rematch_offered`` of each ended race, by the race's game id."""
         self.url = self.urls[0]
         self.reconnects = 0
         self.closed: Closed | None = None
@@ -415,6 +419,12 @@ class ScorpionClient:
                 del self.results[next(iter(self.results))]
         if isinstance(message, RoomState):
             self.room = message
+            if self.race is not None and self.race.ended is not None:
+                self.race = None  # in a room again (a rematch, say): the lobby, not the old board
+        elif isinstance(message, RematchOffered):
+            self.rematch_offers[message.game] = message
+            while len(self.rematch_offers) > 64:
+                del self.rematch_offers[next(iter(self.rematch_offers))]
         elif isinstance(message, Ok) and message.to == "room_leave":
             self.room = None
         elif isinstance(message, Games):
@@ -671,6 +681,18 @@ class ScorpionClient:
     async def room_start(self) -> Countdown:
         """Start the race (host only, everyone ready); ``race_started`` follows as an event."""
         return await self._typed(RoomStart(), Countdown)
+
+    async def rematch(self, game: str | None = None) -> RoomState:
+        """Race the same players again after a race (the current one by default).
+
+        The first racer to ask opens the room and hosts it, the others get
+        ``rematch_offered`` and join it by asking too; the race starts as in any room.
+        """
+        if game is None:
+            if self.race is None:
+                raise ValueError("no race to ask a rematch of: name its game id")
+            game = self.race.game
+        return await self._typed(Rematch(game=game), RoomState)
 
     # quick match
     async def queue_join(self, variant: str = "scorpion") -> Queued:

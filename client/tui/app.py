@@ -38,7 +38,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text, move_text
-from protocol.message import Analysis, MatchFound, Queued, QueueTimeout, RaceEnded
+from protocol.message import Analysis, MatchFound, Queued, QueueTimeout, RaceEnded, RematchOffered
 
 from ..connection import (
     ClientError,
@@ -89,6 +89,7 @@ class ScorpionApp(App[int]):
         Binding("R", "resign", "resign"),
         Binding("n", "new_game", "new game"),
         Binding("p", "replay", "replay"),
+        Binding("a", "rematch", "race again"),
         Binding("w", "winnable", "winnable?"),
         Binding("colon", "type", "type move"),
         Binding("escape", "cancel", "cancel", show=False),
@@ -162,6 +163,12 @@ class ScorpionApp(App[int]):
                 self.say(f"nobody came in {event.waited} s: press q and try again later")
             elif isinstance(event, RaceEnded):
                 self.picked = None
+            elif isinstance(event, RematchOffered):
+                shown = self.race is not None and self.race.game == event.game and self._can_rematch()
+                self.say(
+                    f"{event.name} wants a rematch"
+                    + (": press a to race again" if shown else f" of {event.game}")
+                )
             elif isinstance(event, Analysis):
                 self._on_analysis(event)
             self.redraw()
@@ -295,6 +302,8 @@ class ScorpionApp(App[int]):
                 text.append("analysing the deal…\n", style="dim")
             if race.mode == "solo":
                 text.append("n: new game · p: replay this deal · q: quit", style="dim")
+            elif self._can_rematch():
+                text.append("a: race again (a rematch with the same players) · q: quit", style="dim")
         return text
 
     def current_hint(self) -> Move | None:
@@ -553,6 +562,8 @@ class ScorpionApp(App[int]):
             return watching and action in ("next_racer", "quit")
         if action in ("new_game", "replay"):
             return race is not None and race.mode == "solo"
+        if action == "rematch":
+            return self._can_rematch()
         if action == "winnable":
             if race is None or race.mode != "solo" or race.ended is not None:
                 return False
@@ -565,6 +576,34 @@ class ScorpionApp(App[int]):
             allowed = race.options.undo if action == "undo" else race.options.hints
             return True if allowed else None
         return True
+
+    def _can_rematch(self) -> bool:
+        """Tell whether the race on screen is a finished race between players."""
+        race = self.race
+        return (
+            race is not None
+            and race.mode == "race"
+            and race.ended is not None
+            and not race.spectating
+            and len(race.racers) > 1
+        )
+
+    def action_rematch(self) -> None:
+        race = self.race
+        if race is None or not self._can_rematch():
+            return
+        game = race.game
+
+        async def rematch() -> None:
+            room = await self.client.rematch(game)
+            self._fresh_board()
+            others = [p.name for p in room.players if p.player != self.client.player]
+            self.say(
+                f"rematch room {room.room}"
+                + (f" with {', '.join(others)}" if others else ": the others are told")
+            )
+
+        self._run(rematch)
 
     def action_new_game(self) -> None:
         race = self.race

@@ -311,3 +311,38 @@ async def test_racer_lines_fit_a_narrow_terminal_and_follow_its_resizes(
             assert bar >= (20 if width >= 80 else 4), f"the bar is {bar} cells at {width} columns"
         # The board follows the resize too: a wider terminal draws it whole again.
         assert "reserve 3 cards" in app.screen_text()
+
+
+async def test_after_a_race_a_racer_takes_up_a_rematch_with_one_key(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann = await make_client(node, "Ann")
+    bob = await make_client(node, "Bob")
+    game = await start_race(ann, bob)
+    app = ScorpionApp(bob)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: bob.race is not None and bob.race.game == game)
+        await pilot.pause(0.1)
+        assert "race again" not in app.screen_text(), "no rematch while the race is on"
+        await ann.resign()
+        await bob.resign()
+        await until(lambda: bob.race is not None and bob.race.ended is not None)
+        await pilot.pause(0.2)
+        screen = app.screen_text()
+        assert "a: race again" in screen and "race again" in screen.splitlines()[-1], screen
+        room = await ann.rematch(game)
+        await until(lambda: "Ann wants a rematch: press a to race again" in app.screen_text())
+        assert bob.rematch_offers[game].room == room.room and bob.rematch_offers[game].name == "Ann"
+        await pilot.press("a")
+        await until(lambda: bob.room is not None and bob.room.room == room.room)
+        await pilot.pause(0.2)
+        lobby = app.screen_text()
+        assert room.room in lobby and "Ann" in lobby and "Bob (you)" in lobby, lobby
+        assert "race again" not in lobby.splitlines()[-1]
+        await pilot.press("r")
+        await until(lambda: ann.room is not None and all(p.ready for p in ann.room.players))
+        await ann.room_start()
+        await until(lambda: bob.race is not None and bob.race.game != game and bob.race.ended is None)
+        await pilot.pause(0.2)
+        assert "reserve 3 cards" in app.screen_text() and "Race over" not in app.screen_text()
