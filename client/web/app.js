@@ -64,6 +64,7 @@ const S = {
   outbox: [],                // lobby requests made before the server's welcome
   followingGames: false,
   analyses: new Map(),       // game id -> `analysis` (the solver's verdict on a finished game)
+  rematchOffers: new Map(),  // game id -> `rematch_offered` (another racer opened a rematch room)
   slipped: new Map(),        // game id -> the player's move after which the win slipped away
   resultGame: null,          // the game whose result is shown
   winnable: null,            // last `winnable_info` (shown while the board is unchanged)
@@ -212,6 +213,7 @@ function onMessage(msg) {
     case "analysis": return onAnalysis(msg);
     case "winnable_info": return onWinnableInfo(msg);
     case "replay_log": return onReplayLog(msg);
+    case "rematch_offered": return onRematchOffered(msg);
     default: return;          // newer servers may send types this page does not know
   }
 }
@@ -283,6 +285,7 @@ function onError(msg) {
     default:
       break;
   }
+  if (request === "rematch") $("btn-rematch").disabled = false;
   if (request === "daily_info") {
     S.daily = null;
     $("daily-info").textContent = msg.code === "unavailable"
@@ -340,6 +343,7 @@ function joinRoom(code) {
 }
 
 function onRoom(msg) {
+  if (S.resultOpen) closeResult();                 // a rematch: from the result to its room
   S.room = msg;
   S.lastJoin = null;
   if (S.mode !== "room") S.countdownStart = null;
@@ -977,6 +981,11 @@ function showResult(msg, roster) {
   const soloGame = S.game && S.game.id === msg.game && S.game.mode === "solo" ? S.game : null;
   $("btn-replay").hidden = !soloGame;
   $("btn-result-new").hidden = !soloGame;
+  // A race between players may be raced again by the same players (a rematch room).
+  const raceGame = S.game && S.game.id === msg.game && S.game.mode === "race" && !solo && mine;
+  $("btn-rematch").hidden = !raceGame;
+  $("btn-rematch").disabled = false;
+  showRematchOffer(msg.game);
   // The solver's analysis follows for the player's own solo games and races (a daily
   // game's only once its day is over, and never for practice).
   const ownGame = S.game && S.game.id === msg.game ? S.game : null;
@@ -996,6 +1005,36 @@ function showResult(msg, roster) {
   S.resultOpen = true;
   $("result").hidden = false;
   $("btn-result-close").focus({ preventScroll: true });
+}
+
+function showRematchOffer(game) {
+  const offer = S.rematchOffers.get(game);
+  $("rematch-offer").hidden = !offer;
+  $("rematch-offer").textContent = offer ? `${offer.name} wants a rematch.` : "";
+  $("btn-rematch").textContent = offer ? "Join the rematch" : "Race again";
+}
+
+function askRematch() {
+  if (!S.resultGame) return;
+  $("btn-rematch").disabled = true;               // one request; the room answers it
+  send({ type: "rematch", game: S.resultGame });
+}
+
+function onRematchOffered(msg) {
+  S.rematchOffers.set(msg.game, msg);
+  if (S.resultOpen && S.resultGame === msg.game) {
+    showRematchOffer(msg.game);
+  } else if (S.mode === "lobby") {
+    $("join-code").value = msg.room;
+    notify(`${msg.name} wants a rematch in room ${msg.room}: press Join to go there.`);
+  }
+}
+
+function closeResult() {
+  S.resultOpen = false;
+  $("result").hidden = true;
+  if (S.game && S.game.ended) S.game = null;
+  if (S.watch && S.watch.ended) S.watch = null;
 }
 
 function onAnalysis(msg) {
@@ -1384,11 +1423,9 @@ function bind() {
   $("btn-resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("btn-resign-no").focus(); });
   $("btn-resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; });
   $("btn-resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; gameRequest("resign"); });
+  $("btn-rematch").addEventListener("click", askRematch);
   $("btn-result-close").addEventListener("click", () => {
-    S.resultOpen = false;
-    $("result").hidden = true;
-    if (S.game && S.game.ended) S.game = null;
-    if (S.watch && S.watch.ended) S.watch = null;
+    closeResult();
     if (S.mode === "game" || S.mode === "watch") setMode("lobby");
     if (S.mode === "lobby") refreshLobby(false);
   });

@@ -520,3 +520,69 @@ def test_cards_are_dragged_onto_a_column_with_a_mouse_or_a_finger(
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     expect(phone.locator("#moves")).to_have_text("1")
     assert exposed_cards(phone, "#board") == engine_exposed(board)
+
+
+def _both_resign(ann: Page, bob: Page) -> None:
+    for page in (bob, ann):
+        page.click("#btn-resign")
+        page.click("#btn-resign-yes")
+    for page in (ann, bob):
+        expect(page.locator("#result")).to_be_visible()
+
+
+def test_racers_race_again_from_the_result_or_from_the_lobby(
+    start_node: NodeFactory, open_page: PageFactory, artifacts: Path
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann, bob = start_friend_race(node, open_page)
+    first_room = ann.evaluate("window.scorpion.state.game.room")
+    _both_resign(ann, bob)
+    for page in (ann, bob):
+        expect(page.locator("#btn-rematch")).to_have_text("Race again")
+    # Ann asks; she waits in the new room as its host, and Bob's result says so.
+    ann.click("#btn-rematch")
+    expect(ann.locator("#screen-room")).to_be_visible()
+    expect(ann.locator("#result")).to_be_hidden()
+    code = ann.inner_text("#room-code")
+    assert code != first_room
+    expect(ann.locator("#room-players li")).to_have_count(1)
+    expect(bob.locator("#rematch-offer")).to_have_text("Ann wants a rematch.")
+    expect(bob.locator("#btn-rematch")).to_have_text("Join the rematch")
+    bob.screenshot(path=str(artifacts / "rematch-phone.png"))
+    bob.click("#btn-rematch")
+    expect(bob.locator("#screen-room")).to_be_visible()
+    expect(bob.locator("#room-code")).to_have_text(code)
+    expect(ann.locator("#room-players li")).to_have_count(2)
+    bob.click("#btn-ready")
+    expect(ann.locator("#btn-start")).to_be_enabled()
+    ann.click("#btn-start")
+    for page in (ann, bob):
+        expect(page.locator("#screen-game")).to_be_visible()
+        expect(page.locator("#moves")).to_have_text("0")
+        expect(page.locator("#result")).to_be_hidden()
+    assert ann.evaluate("window.scorpion.state.game.room") == code
+
+    # Again, but Bob has gone back to the lobby: a notice tells him, with the code filled in.
+    _both_resign(ann, bob)
+    bob.click("#btn-result-close")
+    expect(bob.locator("#screen-lobby")).to_be_visible()
+    ann.click("#btn-rematch")
+    expect(ann.locator("#screen-room")).to_be_visible()
+    again = ann.inner_text("#room-code")
+    assert again != code
+    expect(bob.locator("#notice-text")).to_contain_text(f"Ann wants a rematch in room {again}: press Join")
+    expect(bob.locator("#join-code")).to_have_value(again)
+    bob.locator("#join-form button[type=submit]").click()
+    expect(bob.locator("#screen-room")).to_be_visible()
+    expect(ann.locator("#room-players li")).to_have_count(2)
+
+
+def test_a_solo_result_offers_no_rematch(start_node: NodeFactory, open_page: PageFactory) -> None:
+    node = start_node(test_deals=DEAL)
+    page = open_page(base_url(node), "Sam")
+    page.click("#btn-solo")
+    page.click("#btn-resign")
+    page.click("#btn-resign-yes")
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#btn-replay")).to_be_visible()
+    expect(page.locator("#btn-rematch")).to_be_hidden()
