@@ -391,3 +391,24 @@ async def test_a_rematch_is_refused_for_a_solo_game(start_node: NodeFactory, ope
     refused = await ann.request({"type": "rematch", "game": game})
     assert refused["type"] == "error" and refused["code"] == "not_allowed", refused
     assert "solo games have New game and Replay" in refused["message"]
+
+
+async def test_a_quick_match_may_be_raced_again_by_its_two_players(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node()
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    for racer in (ann, bob):
+        assert (await racer.request({"type": "queue_join", "variant": "wasp"}))["type"] == "queued"
+    start = await ann.expect("race_started")
+    await bob.expect("race_started")
+    assert "room" not in start
+    await _end_by_resigning(start["game"], ann, bob)
+    room = await bob.request({"type": "rematch", "game": start["game"]})
+    assert room["type"] == "room" and room["variant"] == "wasp" and room["max_players"] == 2, room
+    assert room["options"] == start["options"]
+    offer = await ann.expect("rematch_offered")
+    assert offer["room"] == room["room"] and offer["name"] == "Bob"
+    joined = await ann.request({"type": "room_join", "room": offer["room"]})
+    assert joined["type"] == "room" and len(joined["players"]) == 2
