@@ -973,7 +973,13 @@ function showResult(msg, roster) {
   const solo = msg.standings.length === 1;
   let title = "Race over";
   if (mine && solo) title = mine.status === "finished" ? "You won!" : `Game over: ${mine.score} points`;
-  else if (mine) title = mine.rank === 1 ? "You won the race!" : `Race over: you placed ${mine.rank} of ${msg.standings.length}`;
+  else if (mine) {
+    // First on points (or the one who solved it) wins; first only on time is not a win to crow about.
+    const level = msg.standings.some((s) => s.player !== mine.player && s.score === mine.score);
+    const placed = `Race over: you placed ${mine.rank} of ${msg.standings.length}`;
+    if (mine.rank === 1 && (mine.status === "finished" || !level)) title = "You won the race!";
+    else title = level ? `${placed} (level on points)` : placed;
+  }
   $("h-result").textContent = title;
   $("result-deal").textContent = msg.number
     ? `Deal number ${msg.number} (salt ${msg.salt}): check it against the commitment shown at the start.`

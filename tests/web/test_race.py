@@ -539,6 +539,9 @@ def test_racers_race_again_from_the_result_or_from_the_lobby(
     _both_resign(ann, bob)
     for page in (ann, bob):
         expect(page.locator("#btn-rematch")).to_have_text("Race again")
+        # Both gave up on 0 points: the one ranked first on time has not won anything.
+        expect(page.locator("#h-result")).to_contain_text("(level on points)")
+        expect(page.locator("#h-result")).not_to_contain_text("won")
     # Ann asks; she waits in the new room as its host, and Bob's result says so.
     ann.click("#btn-rematch")
     expect(ann.locator("#screen-room")).to_be_visible()
