@@ -1030,10 +1030,11 @@ function onRematchOffered(msg) {
   S.rematchOffers.set(msg.game, msg);
   if (S.resultOpen && S.resultGame === msg.game) {
     showRematchOffer(msg.game);
-  } else if (S.mode === "lobby") {
-    $("join-code").value = msg.room;
-    notify(`${msg.name} wants a rematch in room ${msg.room}: press Join to go there.`);
+    return;
   }
+  $("join-code").value = msg.room;                // ready beside Join in the lobby
+  if (S.mode === "lobby") notify(`${msg.name} wants a rematch in room ${msg.room}: press Join to go there.`);
+  else notify(`${msg.name} wants a rematch in room ${msg.room}; join it from the lobby when you are free.`);
 }
 
 function closeResult() {

@@ -589,3 +589,29 @@ def test_a_solo_result_offers_no_rematch(start_node: NodeFactory, open_page: Pag
     expect(page.locator("#result")).to_be_visible()
     expect(page.locator("#btn-replay")).to_be_visible()
     expect(page.locator("#btn-rematch")).to_be_hidden()
+
+
+def test_a_rematch_offer_reaches_a_racer_busy_in_another_game(
+    start_node: NodeFactory, open_page: PageFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann, bob = start_friend_race(node, open_page)
+    _both_resign(ann, bob)
+    bob.click("#btn-result-close")
+    bob.click("#btn-solo")
+    expect(bob.locator("#game-status")).to_contain_text("solo")
+    ann.click("#btn-rematch")
+    expect(ann.locator("#screen-room")).to_be_visible()
+    code = ann.inner_text("#room-code")
+    expect(bob.locator("#notice-text")).to_contain_text(
+        f"Ann wants a rematch in room {code}; join it from the lobby when you are free."
+    )
+    expect(bob.locator("#screen-game")).to_be_visible()  # his solo game goes on undisturbed
+    bob.click("#btn-resign")
+    bob.click("#btn-resign-yes")
+    expect(bob.locator("#btn-rematch")).to_be_hidden()  # a solo result
+    bob.click("#btn-result-close")
+    expect(bob.locator("#join-code")).to_have_value(code)
+    bob.locator("#join-form button[type=submit]").click()
+    expect(bob.locator("#screen-room")).to_be_visible()
+    expect(ann.locator("#room-players li")).to_have_count(2)
