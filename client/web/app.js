@@ -685,6 +685,7 @@ function tickClock() {
     $("watch-clock").textContent = clock((end - w.start) / 1000 - (w.options.spectator_delay || 0));
   }
   tickCountdown();
+  tickDaily();
 }
 
 // ---------------------------------------------------------------- board interaction
@@ -1263,15 +1264,30 @@ function refreshLobby(subscribe) {
   send({ type: "saved_games" });
 }
 
+function dailyText(msg) {
+  const left = Math.max(0, Math.ceil((msg.ends - serverNow()) / 60000));
+  const until = left >= 60 ? `${Math.floor(left / 60)} h ${left % 60} min` : `${left} min`;
+  if (msg.played && !msg.finished) return `${msg.date}: your ranked attempt is under way.`;
+  if (msg.finished) return `${msg.date}: you have played your ranked attempt. You may practise the deal again. The next deal comes in ${until}.`;
+  return `${msg.date}: ${VARIANT_TITLE[msg.variant]}, one ranked attempt each, ${until} left.`;
+}
+
+// The lobby's daily box counts down, and asks for the new day's deal when the day ends.
+function tickDaily() {
+  const daily = S.daily;
+  if (S.mode !== "lobby" || !daily) return;
+  const text = dailyText(daily);
+  if ($("daily-info").textContent !== text) $("daily-info").textContent = text;
+  if (serverNow() >= daily.ends && S.dailyAsked !== daily.date) {
+    S.dailyAsked = daily.date;
+    refreshLobby(false);
+  }
+}
+
 function onDaily(msg) {
   if (msg.variant !== $("variant").value) return;
   S.daily = msg;
-  const left = Math.max(0, Math.round((msg.ends - serverNow()) / 60000));
-  const until = left >= 60 ? `${Math.floor(left / 60)} h ${left % 60} min` : `${left} min`;
-  let text = `${msg.date}: ${VARIANT_TITLE[msg.variant]}, one ranked attempt each, ${until} left.`;
-  if (msg.played && !msg.finished) text = `${msg.date}: your ranked attempt is under way.`;
-  else if (msg.finished) text = `${msg.date}: you have played your ranked attempt. You may practise the deal again.`;
-  $("daily-info").textContent = text;
+  $("daily-info").textContent = dailyText(msg);
   $("btn-daily").disabled = msg.played;
   $("btn-practice").hidden = !msg.finished;
   const prev = msg.previous;

@@ -288,6 +288,27 @@ def test_solo_game_replay_daily_leaderboard_and_stats(
     expect(dana.locator("#stats tr[data-variant='scorpion']")).to_be_visible()
     dana.screenshot(path=str(artifacts / "lobby-after-daily-phone.png"), full_page=True)
 
+    # The daily box counts down to the next deal, and asks for it once the day is over.
+    expect(dana.locator("#daily-info")).to_contain_text("The next deal comes in")
+    dana.evaluate(
+        "(() => { const link = window.scorpion.link, send = link.send.bind(link); window.__sent = [];"
+        " link.send = (m) => { window.__sent.push(m.type); return send(m); };"
+        " const s = window.scorpion.state; s.daily.ends = Date.now() + s.offset + 90 * 60000 - 1000; })()"
+    )
+    expect(dana.locator("#daily-info")).to_contain_text("The next deal comes in 1 h 30 min.")
+    dana.evaluate(
+        "(() => { const s = window.scorpion.state; s.daily.ends = Date.now() + s.offset + 1500; })()"
+    )
+    expect(dana.locator("#daily-info")).to_contain_text("The next deal comes in 1 min.")
+    for _ in range(100):  # (wait_for_function would evaluate a string, which the page's policy forbids)
+        if dana.evaluate("window.__sent.includes('daily_info')"):
+            break
+        dana.wait_for_timeout(50)
+    assert dana.evaluate("window.__sent.includes('daily_info')"), (
+        "the page did not ask for the new day's deal"
+    )
+    expect(dana.locator("#daily-info")).not_to_contain_text("in 1 min.")  # the server's own end of day again
+
     # Forget me: the server erases the player; the page comes back as a new one.
     old_token = dana.evaluate("localStorage.getItem('scorpion.token')")
     dana.once("dialog", lambda dialog: dialog.accept())
