@@ -50,7 +50,15 @@ from ..connection import (
     ServerError,
 )
 from ..state import RaceState
-from .render import has_stock, render_analysis, render_board, render_racer, render_room, render_standings
+from .render import (
+    has_stock,
+    render_analysis,
+    render_board,
+    render_racer,
+    render_room,
+    render_standings,
+    spot_at,
+)
 
 __all__ = ["ScorpionApp"]
 
@@ -457,6 +465,50 @@ class ScorpionApp(App[int]):
             self.say(f"{move_text(move)} accepted (v{answer.v})")
 
         self._run(play)
+
+    # -- the mouse ------------------------------------------------------------------------
+
+    def on_click(self, event: events.Click) -> None:
+        """Play with the mouse: click a card to pick it, then a column to drop it there.
+
+        Clicking the picked card again puts it down; clicking another card picks that one;
+        a double click moves a card that fits in one place only.
+        """
+        widget = event.widget
+        race = self.race
+        if widget is None or widget.id != "board" or race is None or race.spectating or not race.playing:
+            return
+        offset = event.get_content_offset(widget)
+        view = self.shown_view()
+        if offset is None or view is None:
+            return
+        spot = spot_at(view, offset.x, offset.y, max(40, self.size.width - 2))
+        if spot is None:
+            return
+        column, row = spot
+        cards = self._columns()[column]
+        face_up = row is not None and cards[row] is not None
+        if event.chain >= 2 and face_up and row is not None:
+            targets = self._targets((column, row))
+            if len(targets) == 1:
+                self.picked = None
+                self.cursor = (column, row)
+                self._play(next(iter(targets.values())))
+                return
+        if self.picked is not None:
+            if (column, row) == self.picked:
+                self.action_cancel()
+                return
+            if column in self._targets(self.picked) or not face_up:
+                self._drop(column)
+                return
+            self.picked = None  # another card: pick that one instead
+        if row is None:
+            self.action_jump(column)
+            return
+        self.cursor = (column, row)
+        self.action_select()
+        self.redraw()
 
     def action_cancel(self) -> None:
         self.picked = None

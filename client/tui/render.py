@@ -17,9 +17,11 @@ from protocol.game import Move, VariantError, card_text, get_variant, move_text
 from protocol.message import Analysis, RaceEnded, RoomState
 
 __all__ = [
+    "BOARD_INDENT",
     "SUIT_STYLE",
     "SUIT_SYMBOL",
     "card_label",
+    "card_step",
     "has_stock",
     "progress_fraction",
     "render_analysis",
@@ -27,6 +29,7 @@ __all__ = [
     "render_racer",
     "render_room",
     "render_standings",
+    "spot_at",
 ]
 
 SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -48,6 +51,33 @@ def has_stock(view: Mapping[str, Any]) -> bool:
         return bool(view.get("reserve_left"))
 
 
+BOARD_INDENT = 4
+"""Cells before a line's first card: the column number, the target arrow and a space."""
+
+
+def card_step(view: Mapping[str, Any], width: int = 80) -> int:
+    """Return the cells from one card to the next on a board line: 3, or 2 when lines are long."""
+    longest = max((len(col) for col in view.get("columns", [])), default=0)
+    return 3 if BOARD_INDENT + 3 * longest <= width else 2
+
+
+def spot_at(view: Mapping[str, Any], x: int, y: int, width: int = 80) -> tuple[int, int | None] | None:
+    """Return what lies at cell ``x`` of line ``y`` of :func:`render_board`'s drawing.
+
+    ``(column, row)`` on a card, ``(column, None)`` elsewhere on a column's line (its
+    number, or past its last card); reserve cells are the columns after the tableau's, as
+    in :func:`render_board`. ``None`` below them.
+    """
+    columns = [list(col) for col in view.get("columns", [])]
+    cells = list(view.get("cells") or [])
+    if y < 0 or y >= len(columns) + len(cells) or x < 0:
+        return None
+    if y >= len(columns):  # a reserve cell's line: "R1  " then its card
+        return (y, 0) if BOARD_INDENT <= x < BOARD_INDENT + 2 and cells[y - len(columns)] else (y, None)
+    row = (x - BOARD_INDENT) // card_step(view, width)  # the space after a card counts as the card
+    return (y, row) if x >= BOARD_INDENT and row < len(columns[y]) else (y, None)
+
+
 def render_board(
     view: Mapping[str, Any],
     *,
@@ -63,8 +93,7 @@ def render_board(
     """
     columns: list[list[str | None]] = [list(col) for col in view.get("columns", [])]
     cells: list[str | None] = list(view.get("cells") or [])
-    longest = max((len(col) for col in columns), default=0)
-    step = 3 if 4 + 3 * longest <= width else 2
+    step = card_step(view, width)
     out = Text()
     for index, col in enumerate(columns):
         is_target = index in targets

@@ -346,3 +346,49 @@ async def test_after_a_race_a_racer_takes_up_a_rematch_with_one_key(
         await until(lambda: bob.race is not None and bob.race.game != game and bob.race.ended is None)
         await pilot.pause(0.2)
         assert "reserve 3 cards" in app.screen_text() and "Race over" not in app.screen_text()
+
+
+async def test_the_mouse_picks_a_card_and_drops_it_on_a_column_and_a_double_click_moves_it(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    host = await make_client(node, "Host")
+    ann = await make_client(node, "Ann")
+    await start_race(host, ann)
+    board = Board.new("scorpion", DEAL)
+    moves = [m for m in board.legal_moves() if not m.is_deal]
+    move = moves[0]
+    row = board.columns[move.source].index(move.card)
+
+    def at(column: int, card: int | None) -> tuple[int, int]:
+        """Return where a card (or, for None, a column's number) is drawn in the board widget."""
+        return (1 + (4 + 3 * card if card is not None else 1), column)  # the widget's padding is 1
+
+    app = ScorpionApp(ann)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: ann.race is not None and ann.race.view is not None)
+        await pilot.pause(0.1)
+        await pilot.click("#board", offset=at(0, 0))
+        await pilot.pause(0.05)
+        assert app.picked is None and "face down" in app.note, app.note
+        await pilot.click("#board", offset=at(move.source, row))
+        await pilot.pause(0.05)
+        assert app.picked == (move.source, row), app.note
+        assert f"{move.target + 1:>2}→" in app.screen_text(), "the legal target is highlighted"
+        await pilot.click("#board", offset=at(move.source, row))  # the same card again: put down
+        await pilot.pause(0.6)  # (past the double-click window)
+        assert app.picked is None
+        await pilot.click("#board", offset=at(move.source, row))
+        await pilot.pause(0.6)
+        await pilot.click("#board", offset=at(move.target, None))  # the column's number
+        await until(lambda: ann.race is not None and ann.race.v >= 2)
+        board.push(move)
+        assert ann.race.view == player_view(board).as_dict()
+        # A double click moves a card that fits in one place only.
+        others = [m for m in board.legal_moves() if not m.is_deal]
+        single = next(m for m in others if sum(1 for o in others if o.card == m.card) == 1)
+        spot = at(single.source, board.columns[single.source].index(single.card))
+        await pilot.double_click("#board", offset=spot)
+        await until(lambda: ann.race is not None and ann.race.v >= 3)
+        board.push(single)
+        assert ann.race.view == player_view(board).as_dict()
