@@ -681,6 +681,12 @@ class ScorpionServer:
                     continue
                 opened = False
             else:
+                if await self.store.rematch_openings(game.game_id, session.player) >= REMATCH_OPENINGS:
+                    raise ProtocolError(
+                        ErrorCode.NOT_ALLOWED,
+                        f"you have opened {REMATCH_OPENINGS} rematch rooms for this race already:"
+                        " open a room instead and share its code",
+                    )
                 size = len(game.roster)
                 if game.room is not None and (origin := await self.store.room(game.room)) is not None:
                     size = max(size, int(origin["max_players"]))
@@ -695,6 +701,7 @@ class ScorpionServer:
                     await self.store.leave_room(code, session.player)
                     continue
                 opened = True
+                await self.store.count_rematch_opening(game.game_id, session.player, ttl_ms)
             session.room = code
             await self.store.set_player_place(session.player, room=code)
             await self._publish_room(code, ref_to=(session, message.ref))
@@ -1704,6 +1711,9 @@ def _find_web_dir(configured: Path | None) -> Path | None:
     candidate = configured or Path(__file__).resolve().parent.parent / "client" / "web"
     return candidate.resolve() if candidate.is_dir() else None
 
+
+REMATCH_OPENINGS = 3
+"""Rematch rooms one racer may open for one race (each tells the other racers)."""
 
 _PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff",

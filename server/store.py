@@ -115,8 +115,8 @@ def _game_key(game_id: str, part: str) -> str:
     return f"{{g:{game_id}}}:{part}"
 
 
-def _rematch_key(game_id: str) -> str:
-    return f"rematch:{{{game_id}}}"
+def _rematch_key(game_id: str, part: str = "") -> str:
+    return f"rematch:{{{game_id}}}:{part}" if part else f"rematch:{{{game_id}}}"
 
 
 def _room_key(code: str, part: str = "") -> str:
@@ -674,6 +674,18 @@ class Store:
             return code
         held: str | None = await self.redis.get(key)
         return held or code
+
+    async def rematch_openings(self, game_id: str, player_id: str) -> int:
+        """Return how many rematch rooms of ``game`` this player has opened."""
+        return int(await self.redis.get(_rematch_key(game_id, f"opened:{player_id}")) or 0)
+
+    async def count_rematch_opening(self, game_id: str, player_id: str, ttl_ms: int) -> None:
+        """Count one more rematch room of ``game`` opened by this player."""
+        key = _rematch_key(game_id, f"opened:{player_id}")
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.incr(key)
+            pipe.pexpire(key, ttl_ms)
+            await pipe.execute()
 
     async def drop_rematch(self, game_id: str, code: str) -> None:
         """Forget that ``code`` is ``game``'s rematch room (it closed, started or filled up)."""

@@ -412,3 +412,26 @@ async def test_a_quick_match_may_be_raced_again_by_its_two_players(
     assert offer["room"] == room["room"] and offer["name"] == "Bob"
     joined = await ann.request({"type": "room_join", "room": offer["room"]})
     assert joined["type"] == "room" and len(joined["players"]) == 2
+
+
+async def test_a_racer_may_open_only_a_few_rematch_rooms_for_one_race(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    ann, bob, start, _ = await friend_race(start_node, open_client)
+    await _end_by_resigning(start["game"], ann, bob)
+    codes = []
+    for _ in range(3):  # each room Ann opens and leaves tells Bob again
+        room = await ann.request({"type": "rematch", "game": start["game"]})
+        assert room["type"] == "room", room
+        codes.append(room["room"])
+        assert (await bob.expect("rematch_offered"))["room"] == room["room"]
+        assert (await ann.request({"type": "room_leave"}))["type"] == "ok"
+    assert len(set(codes)) == 3
+    refused = await ann.request({"type": "rematch", "game": start["game"]})
+    assert refused["type"] == "error" and refused["code"] == "not_allowed", refused
+    assert "opened 3 rematch rooms" in refused["message"]
+    # Bob may still open one, and Ann may join it.
+    room = await bob.request({"type": "rematch", "game": start["game"]})
+    assert room["type"] == "room" and room["host"] == bob.player
+    joined = await ann.request({"type": "rematch", "game": start["game"]})
+    assert joined["type"] == "room" and joined["room"] == room["room"]
