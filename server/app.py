@@ -702,6 +702,7 @@ class ScorpionServer:
                     continue
                 opened = True
                 await self.store.count_rematch_opening(game.game_id, session.player, ttl_ms)
+                self.metrics.rematches.inc()
             session.room = code
             await self.store.set_player_place(session.player, room=code)
             await self._publish_room(code, ref_to=(session, message.ref))

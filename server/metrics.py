@@ -77,6 +77,9 @@ class Metrics:
         self.spectators = Gauge(
             "scorpion_spectators", "Spectators connected to this node", registry=self.registry
         )
+        self.rematches = Counter(
+            "scorpion_rematches", "Rematch rooms opened after a race", registry=self.registry
+        )
         self.store_restarts = Counter(
             "scorpion_store_restarts",
             "Times the embedded store exited on its own and was started again",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import urllib.request
 from typing import Any
 
 import pytest
@@ -412,6 +413,12 @@ async def test_a_quick_match_may_be_raced_again_by_its_two_players(
     assert offer["room"] == room["room"] and offer["name"] == "Bob"
     joined = await ann.request({"type": "room_join", "room": offer["room"]})
     assert joined["type"] == "room" and len(joined["players"]) == 2
+
+    def metrics() -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/metrics", timeout=5) as response:
+            return str(response.read().decode())
+
+    assert "scorpion_rematches_total 1.0" in await asyncio.to_thread(metrics)
 
 
 async def test_a_racer_may_open_only_a_few_rematch_rooms_for_one_race(
