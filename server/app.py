@@ -499,6 +499,15 @@ class ScorpionServer:
             return  # a saved solo game waits for its player
         await self.race.mark_left(game_id, player)
 
+    async def _own_game(self, session: Session, game_id: str, stranger: str) -> LiveGame:
+        """Return a kept game the session's player races in; else ``no_such_game`` or ``not_your_game``."""
+        game = await self.race.load(game_id)
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"no game {game_id!r} is kept")
+        if session.player not in game.status:
+            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, stranger)
+        return game
+
     # -- dispatch -----------------------------------------------------------------------
 
     async def dispatch(self, session: Session, message: Message) -> None:
@@ -656,11 +665,7 @@ class ScorpionServer:
         way. A rematch room that closed, started or filled up is replaced by a new one.
         """
         assert session.player is not None
-        game = await self.race.load(message.game)
-        if game is None:
-            raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no race with that id is kept")
-        if session.player not in game.status:
-            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "only the race's own racers can ask for a rematch")
+        game = await self._own_game(session, message.game, "only the race's own racers can ask for a rematch")
         if game.mode != "race" or len(game.roster) < 2:
             raise ProtocolError(
                 ErrorCode.NOT_ALLOWED,
@@ -1007,11 +1012,7 @@ class ScorpionServer:
 
     async def on_resume(self, session: Session, message: Resume) -> None:
         assert session.player is not None
-        game = await self.race.load(message.game)
-        if game is None:
-            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {message.game!r}")
-        if session.player not in game.status:
-            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "you are not racing in that game")
+        game = await self._own_game(session, message.game, "you are not racing in that game")
         missed = await self._missed_events(game, message.v, session.player)
         if missed is None:
             await self._resume_with_snapshot(session, game, message.ref)
@@ -1308,11 +1309,7 @@ class ScorpionServer:
 
     async def on_analyze(self, session: Session, message: Analyze) -> None:
         assert session.player is not None
-        game = await self.race.load(message.game)
-        if game is None:
-            raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no game with that id is kept")
-        if session.player not in game.status:
-            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "only the game's own racers get its analysis")
+        game = await self._own_game(session, message.game, "only the game's own racers get its analysis")
         if not game.ended:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "the analysis comes when the game is over")
         if game.daily and not self.daily.is_over(game.daily):
@@ -1329,11 +1326,7 @@ class ScorpionServer:
 
     async def on_winnable(self, session: Session, message: Winnable) -> None:
         assert session.player is not None
-        game = await self.race.load(message.game)
-        if game is None:
-            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {message.game!r}")
-        if session.player not in game.status:
-            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "you are not playing that game")
+        game = await self._own_game(session, message.game, "you are not playing that game")
         if game.mode != "solo":
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "the solver's help is for solo practice only")
         if game.ended:
