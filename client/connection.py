@@ -38,6 +38,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -125,6 +126,7 @@ __all__ = [
     "Reconnected",
     "ScorpionClient",
     "ServerError",
+    "room_link",
 ]
 
 CLIENT_NAME = "scorpion-py 0.1"
@@ -156,6 +158,13 @@ class ConnectionLost(ClientError):
 
 class IllegalLocally(ClientError):
     """The local engine says the move is illegal; it was not sent."""
+
+
+def room_link(server: str, code: str) -> str:
+    """Return the browser link of a room on ``server``: the web client is served at ``/``."""
+    parts = urlsplit(server)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return urlunsplit((scheme, parts.netloc, "/", f"room={code}", ""))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,6 @@ import getpass
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from websockets.exceptions import InvalidURI
 from websockets.uri import parse_uri
@@ -17,7 +16,7 @@ from websockets.uri import parse_uri
 from protocol.codec import JSON, MSGPACK
 from protocol.error import ProtocolError
 
-from ..connection import ScorpionClient, ServerError
+from ..connection import ScorpionClient, ServerError, room_link
 from ..identity import TokenStore
 
 __all__ = [
@@ -134,10 +133,3 @@ def duration_text(seconds: int | None) -> str:
         return "-"
     minutes, rest = divmod(int(seconds), 60)
     return f"{minutes}:{rest:02}"
-
-
-def room_link(server: str, code: str) -> str:
-    """Return the browser link of a room on ``server``: the web client is served at ``/``."""
-    parts = urlsplit(server)
-    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
-    return urlunsplit((scheme, parts.netloc, "/", f"room={code}", ""))

@@ -48,6 +48,7 @@ from ..connection import (
     Reconnected,
     ScorpionClient,
     ServerError,
+    room_link,
 )
 from ..state import RaceState
 from .render import (
@@ -280,7 +281,9 @@ class ScorpionApp(App[int]):
         width = max(40, self.size.width - 2)
         if race is None:
             if self.client.room is not None:
-                return render_room(self.client.room, self.client.player, self.link)
+                room = self.client.room
+                link = self.link if self.link and self.link.endswith("=" + room.room) else None
+                return render_room(room, self.client.player, link or room_link(self.client.url, room.room))
             if self.queued or self.client.state.value == "queued":
                 return Text(f"Waiting for a quick match ({self.queued or '…'}) — q to give up")
             if self.queue_waited is not None:

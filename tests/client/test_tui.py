@@ -339,6 +339,7 @@ async def test_after_a_race_a_racer_takes_up_a_rematch_with_one_key(
         await pilot.pause(0.2)
         lobby = app.screen_text()
         assert room.room in lobby and "Ann" in lobby and "Bob (you)" in lobby, lobby
+        assert f"share: http://127.0.0.1:{node.port}/?room={room.room}" in lobby, "the new room's own link"
         assert "race again" not in lobby.splitlines()[-1]
         await pilot.press("r")
         await until(lambda: ann.room is not None and all(p.ready for p in ann.room.players))
