@@ -67,6 +67,7 @@ const S = {
   rematchOffers: new Map(),  // game id -> `rematch_offered` (another racer opened a rematch room)
   slipped: new Map(),        // game id -> the player's move after which the win slipped away
   resultGame: null,          // the game whose result is shown
+  dailyAsked: null,          // the day whose end made the lobby ask for the next day's deal
   winnable: null,            // last `winnable_info` (shown while the board is unchanged)
 };
 
@@ -755,7 +756,7 @@ let lastClick = { source: null, time: 0 };
 // A face-up card may also be dragged, with the cards on it, by mouse, pen or finger and
 // dropped on a column. A press that moves less than DRAG_START pixels stays a click.
 const DRAG_START = 6;
-let drag = null; // { pointer, source, game, x, y, ghost, dx, dy, over }
+let drag = null; // { pointer, source, game, x, y (where it started), ghost, over (the column under it) }
 let swallowClick = false;
 
 function onBoardPointerDown(event) {
