@@ -242,14 +242,27 @@ class ScorpionApp(App[int]):
         return race.view
 
     def status_text(self) -> Text:
-        """Return the status line."""
+        """Return the status line (a shorter form, the status first, where the full one does not fit)."""
         race = self.race
-        out = Text()
+        out = Text(no_wrap=True, overflow="ellipsis")
         if race is None:
             where = {"in_room": "in a room", "queued": "waiting for a match"}.get(self.client.state.value, "")
             out.append(f"Scorpion Race  {self.client.name}  {where}", style="bold")
             return out
+        full = self._status_line(race, compact=False)
+        return full if full.cell_len <= self.size.width - 2 else self._status_line(race, compact=True)
+
+    def _status_line(self, race: RaceState, *, compact: bool) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        gap = " " if compact else "  "
         summary = race.summary or {}
+        status = (
+            None
+            if race.spectating
+            else (race.status, "bold green" if race.status == "playing" else "bold yellow")
+        )
+        if compact and status is not None:
+            out.append(status[0] + " ", style=status[1])
         if race.spectating:
             racers = [r for r in race.racers.values() if r.view is not None]
             shown = racers[self.watched % len(racers)] if racers else None
@@ -262,17 +275,21 @@ class ScorpionApp(App[int]):
             out.append(f"practice {race.daily} ", style="magenta")
         elif race.mode == "solo":
             out.append("solo ", style="magenta")
-        out.append(f"score {int(summary.get('score', 0))}  runs {int(summary.get('runs', 0))}/4  ")
-        out.append(f"moves {int(summary.get('moves', 0))}  ")
+        score, runs, moves = (int(summary.get(key, 0)) for key in ("score", "runs", "moves"))
+        if compact:
+            out.append(f"{score}p {runs}/4 {moves}mv ")
+        else:
+            out.append(f"score {score}  runs {runs}/4  moves {moves}  ")
         end = race.ended
         now = self.client.server_now() if end is None else race.start
         elapsed = max(0, (now - race.start) // 1000)
         if end is None:
-            out.append(f"⏱ {elapsed // 60:02}:{elapsed % 60:02}  ")
+            out.append(f"⏱ {elapsed // 60:02}:{elapsed % 60:02}{gap}")
         if race.options.spectators:
-            out.append(f"👁 {race.spectators}  ", style="dim")
-        if not race.spectating:
-            out.append(race.status, style="bold green" if race.status == "playing" else "bold yellow")
+            out.append(f"👁 {race.spectators}{gap}", style="dim")
+        if not compact and status is not None:
+            out.append(status[0], style=status[1])
+        out.rstrip()
         return out
 
     def board_text(self) -> Text:

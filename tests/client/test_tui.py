@@ -309,6 +309,8 @@ async def test_racer_lines_fit_a_narrow_terminal_and_follow_its_resizes(
                 assert "playing" in line and "0 mv" in line.replace("0mv", "0 mv"), line
             bar = max(line.count("░") for line in lines)
             assert bar >= (20 if width >= 80 else 4), f"the bar is {bar} cells at {width} columns"
+            status = screen.splitlines()[0]
+            assert "playing" in status and "0/4" in status, f"the status line is cut at {width}: {status}"
         # The board follows the resize too: a wider terminal draws it whole again.
         assert "reserve 3 cards" in app.screen_text()
 
