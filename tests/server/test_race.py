@@ -442,3 +442,25 @@ async def test_a_racer_may_open_only_a_few_rematch_rooms_for_one_race(
     assert room["type"] == "room" and room["host"] == bob.player
     joined = await ann.request({"type": "rematch", "game": start["game"]})
     assert joined["type"] == "room" and joined["room"] == room["room"]
+
+
+async def test_a_rematch_room_of_a_three_racer_race_keeps_the_first_room_s_size(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann, bob, cat = [await open_client(node, name) for name in ("Ann", "Bob", "Cat")]
+    room = await ann.request({"type": "room_create", "variant": "scorpion-ii", "max_players": 4})
+    for guest in (bob, cat):
+        assert (await guest.request({"type": "room_join", "room": room["room"]}))["type"] == "room"
+        assert (await guest.request({"type": "ready", "ready": True}))["type"] == "room"
+    await ann.send({"type": "room_start"})
+    start = await cat.expect("race_started")
+    await _end_by_resigning(start["game"], ann, bob, cat)
+    again = await cat.request({"type": "rematch", "game": start["game"]})
+    assert again["type"] == "room" and again["max_players"] == 4 and again["variant"] == "scorpion-ii", again
+    for other in (ann, bob):
+        offer = await other.expect("rematch_offered")
+        assert offer["room"] == again["room"] and offer["name"] == "Cat"
+        joined = await other.request({"type": "rematch", "game": start["game"]})
+        assert joined["room"] == again["room"]
+    assert [p["name"] for p in joined["players"]] == ["Cat", "Ann", "Bob"]
