@@ -49,7 +49,7 @@ def run_new(args: argparse.Namespace) -> int:
         room = await client.room_create(args.variant, args.players, options)
         link = room_link(client.url, room.room)
         print(f"room {room.room}\nlink {link}", flush=True)
-        await ScorpionApp(client, link=link).run_async()
+        await ScorpionApp(client).run_async()
         print(f"room {room.room}")
         return 0
 
@@ -62,8 +62,8 @@ def run_join(args: argparse.Namespace) -> int:
     async def session(client: ScorpionClient) -> int:
         from ..tui import ScorpionApp
 
-        room = await client.room_join(args.code)
-        await ScorpionApp(client, link=room_link(client.url, room.room)).run_async()
+        await client.room_join(args.code)
+        await ScorpionApp(client).run_async()
         return 0
 
     return run_session(args, session)

@@ -108,13 +108,10 @@ class ScorpionApp(App[int]):
         Binding("q", "quit", "quit"),
     ]
 
-    def __init__(
-        self, client: ScorpionClient, start: Starter | None = None, *, link: str | None = None
-    ) -> None:
+    def __init__(self, client: ScorpionClient, start: Starter | None = None) -> None:
         super().__init__()
         self.client = client
         self.starter = start
-        self.link = link
         self.cursor: tuple[int, int] = (0, 0)
         self.picked: tuple[int, int] | None = None
         self.watched = 0
@@ -299,8 +296,7 @@ class ScorpionApp(App[int]):
         if race is None:
             if self.client.room is not None:
                 room = self.client.room
-                link = self.link if self.link and self.link.endswith("=" + room.room) else None
-                return render_room(room, self.client.player, link or room_link(self.client.url, room.room))
+                return render_room(room, self.client.player, room_link(self.client.url, room.room))
             if self.queued or self.client.state.value == "queued":
                 return Text(f"Waiting for a quick match ({self.queued or '…'}) — q to give up")
             if self.queue_waited is not None:

@@ -38,12 +38,13 @@ async def test_a_racer_picks_a_card_and_a_column_and_the_move_is_accepted_on_scr
     host = await make_client(node, "Host")
     player: ScorpionClient = await make_client(node, "Ann")
     room = await host.room_create("scorpion")
-    app = ScorpionApp(player, lambda c: c.room_join(room.room), link="http://example/?room=" + room.room)
+    app = ScorpionApp(player, lambda c: c.room_join(room.room))
     async with app.run_test(size=(80, 24)) as pilot:
         await until(lambda: player.room is not None)
         await pilot.pause(0.1)
         lobby = app.screen_text()
         assert room.room in lobby and "Host" in lobby and "Ann (you)" in lobby
+        assert f"share: http://127.0.0.1:{node.port}/?room={room.room}" in lobby, "the room's link to share"
         await pilot.press("r")
         await until(lambda: host.room is not None and all(p.ready for p in host.room.players))
         await host.room_start()
