@@ -622,6 +622,8 @@ class GameInfo(Struct):
     room: str | None = field(default=None, metadata=_ROOM)
     racers: tuple[RacerProgress, ...] = field(default=(), metadata=_structs(RacerProgress, MAX_PLAYERS))
     """Each racer's score and progress now (elapsed time is ``now - start``)."""
+    rematch_of: str | None = field(default=None, metadata=_ID)
+    """The race this one is a rematch of, when its racers asked to race again."""
 
 
 @_struct_done

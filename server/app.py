@@ -617,14 +617,23 @@ class ScorpionServer:
                 await self.store.notify(member, notice)
         racers = list(zip(room["members"], room["names"], strict=True))
         options = Options.from_dict(json.loads(room["options"]))
-        self.spawn(self._launch(racers, room["variant"], options, session.room, game_id))
+        rematch_of = room.get("rematch_of") or None
+        self.spawn(self._launch(racers, room["variant"], options, session.room, game_id, rematch_of))
 
     async def _launch(
-        self, racers: list[tuple[str, str]], variant: str, options: Options, room: str | None, game_id: str
+        self,
+        racers: list[tuple[str, str]],
+        variant: str,
+        options: Options,
+        room: str | None,
+        game_id: str,
+        rematch_of: str | None = None,
     ) -> None:
         await asyncio.sleep(self.config.countdown_seconds)
         number = self._next_test_deal()  # None: a fresh secret number
-        await self.race.start_race(racers, variant, options, room=room, game_id=game_id, number=number)
+        await self.race.start_race(
+            racers, variant, options, room=room, game_id=game_id, number=number, rematch_of=rematch_of
+        )
         if room:
             await self.store.set_room_state(room, "racing")
         for pid, _ in racers:
@@ -699,6 +708,7 @@ class ScorpionServer:
                     "variant": game.variant,
                     "max_players": min(size, MAX_PLAYERS),
                     "options": json.dumps(game.options.to_dict()),
+                    "rematch_of": game.game_id,
                 }
                 code = await self.store.create_room(session.player, settings, ttl_ms)
                 held = await self.store.claim_rematch(game.game_id, code, ttl_ms)
@@ -1597,6 +1607,7 @@ class ScorpionServer:
             spectators=self.spectator_totals.get(game.game_id, self.spectator_count(game.game_id)),
             room=game.room,
             racers=game.progress(),
+            rematch_of=game.rematch_of,
         )
 
     async def _count_spectators(self) -> None:

@@ -105,6 +105,8 @@ class LiveGame:
     mode: str = "race"
     daily: str | None = None
     saved: bool = False
+    rematch_of: str | None = None
+    """The race this one is a rematch of (its racers asked to race again)."""
     version: int = 0
     ended: bool = False
     boards: dict[str, Board | None] = field(default_factory=dict)
@@ -243,6 +245,7 @@ class RaceService:
         salt: str | None = None,
         time_limit: float | None = None,
         saved: bool = False,
+        rematch_of: str | None = None,
     ) -> str:
         """Create a game on a fresh secret deal (or a given one) and publish its first event.
 
@@ -270,6 +273,7 @@ class RaceService:
             "mode": mode,
             "daily": daily or "",
             "saved": int(saved),
+            "rematch_of": rematch_of or "",
         }
         event = json.dumps({"type": "race_started", "view": opening, "at": start})
         await self.store.create_game(game_id, meta, racers, event, _fields(summary, "playing"))
@@ -336,6 +340,7 @@ class RaceService:
             mode=meta.get("mode", "race"),
             daily=meta.get("daily") or None,
             saved=meta.get("saved") == "1",
+            rematch_of=meta.get("rematch_of") or None,
             version=record.version,
             ended=meta.get("state") != "racing",
         )

@@ -68,6 +68,7 @@ const S = {
   slipped: new Map(),        // game id -> the player's move after which the win slipped away
   resultGame: null,          // the game whose result is shown
   dailyAsked: null,          // the day whose end made the lobby ask for the next day's deal
+  watchRematch: null,        // the rematch a spectator's result offers to watch (its game id)
   winnable: null,            // last `winnable_info` (shown while the board is unchanged)
 };
 
@@ -160,14 +161,23 @@ function dropHintNotice() {
 
 // ---------------------------------------------------------------- screens
 
+// The live games list is followed in the lobby, where it is shown, and under the result of
+// a watched race, where a rematch of that race is offered when it starts.
+function wantGames() {
+  return S.mode === "lobby" || Boolean(S.mode === "watch" && S.watch && S.watch.ended);
+}
+
+function followGames() {
+  const follow = wantGames();
+  if (S.welcomed && follow !== S.followingGames) send({ type: "games_list", subscribe: follow });
+  S.followingGames = S.welcomed && follow;
+}
+
 function setMode(mode) {
   if (mode !== "room" && location.search) history.replaceState(null, "", location.pathname);
   if (mode !== S.mode) dropHintNotice();
-  // The live games list is only shown in the lobby: follow it only there.
-  const follow = mode === "lobby";
-  if (S.welcomed && follow !== S.followingGames) send({ type: "games_list", subscribe: follow });
-  S.followingGames = S.welcomed && follow;
   S.mode = mode;
+  followGames();
   for (const name of ["lobby", "room", "queue", "game", "watch"]) $(`screen-${name}`).hidden = name !== mode;
   if (mode === "lobby") {
     $("name-input").value = myName();
@@ -226,7 +236,7 @@ function onWelcome(msg) {
   localStorage.setItem("scorpion.token", msg.token);
   localStorage.setItem("scorpion.name", msg.name);
   S.offset = msg.now - Date.now();
-  S.followingGames = S.mode === "lobby";
+  S.followingGames = wantGames();
   send({ type: "games_list", subscribe: S.followingGames });
   refreshLobby(true);
 
@@ -993,6 +1003,7 @@ function showResult(msg, roster) {
   const raceGame = S.game && S.game.id === msg.game && S.game.mode === "race" && !solo && mine;
   $("btn-rematch").hidden = !raceGame;
   $("btn-rematch").disabled = false;
+  S.watchRematch = null;
   showRematchOffer(msg.game);
   // The solver's analysis follows for the player's own solo games and races (a daily
   // game's only once its day is over, and never for practice).
@@ -1023,6 +1034,12 @@ function showRematchOffer(game) {
 }
 
 function askRematch() {
+  if (S.watchRematch) {
+    const game = S.watchRematch;
+    closeResult();
+    send({ type: "watch", game });
+    return;
+  }
   if (!S.resultGame) return;
   $("btn-rematch").disabled = true;               // one request; the room answers it
   send({ type: "rematch", game: S.resultGame });
@@ -1124,12 +1141,14 @@ function renderAnalysis(expected) {
 function onGames(msg) {
   S.games = new Map(msg.games.map((g) => [g.game, g]));
   renderGames();
+  offerWatchRematch();
 }
 
 function onGamesUpdate(msg) {
   for (const g of msg.added || []) S.games.set(g.game, g);
   for (const id of msg.removed || []) S.games.delete(id);
   renderGames();
+  offerWatchRematch();
 }
 
 function renderGames() {
@@ -1210,6 +1229,21 @@ function onWatchEnded(msg) {
   w.endedAt = serverNow();
   renderWatch();
   showResult(msg, [...w.racers.values()].map((r) => ({ player: r.player, name: r.name })));
+  followGames();                                   // to see the racers race again
+}
+
+// A spectator of a race whose racers race again is offered to watch the rematch.
+function offerWatchRematch() {
+  const w = S.watch;
+  if (!w || !w.ended || !S.resultOpen || S.resultGame !== w.id) return;
+  const next = [...S.games.values()].find((g) => g.rematch_of === w.id);
+  if (!next || S.watchRematch === next.game) return;
+  S.watchRematch = next.game;
+  $("rematch-offer").textContent = `${next.players.map((p) => p.name).join(" and ")} are racing again.`;
+  $("rematch-offer").hidden = false;
+  $("btn-rematch").textContent = "Watch the rematch";
+  $("btn-rematch").hidden = false;
+  $("btn-rematch").disabled = false;
 }
 
 function renderWatch() {

@@ -360,6 +360,10 @@ async def test_racers_ask_for_a_rematch_and_race_again_in_a_new_room(
     assert (await ann.expect("race_started"))["game"] == again["game"]
     with pytest.raises(AssertionError):
         await ann.expect("rematch_offered", timeout=0.5)
+    # The live games list says which race this one is a rematch of, for its spectators.
+    listed = await carol.request({"type": "games_list"})
+    entry = next(g for g in listed["games"] if g["game"] == again["game"])
+    assert entry["rematch_of"] == game and entry["room"] == room["room"]
 
     # After the rematch started, asking again for the first race opens a fresh room.
     await _end_by_resigning(again["game"], ann, bob)

@@ -636,3 +636,32 @@ def test_a_rematch_offer_reaches_a_racer_busy_in_another_game(
     bob.locator("#join-form button[type=submit]").click()
     expect(bob.locator("#screen-room")).to_be_visible()
     expect(ann.locator("#room-players li")).to_have_count(2)
+
+
+def test_a_spectator_is_offered_to_watch_the_rematch_when_it_starts(
+    start_node: NodeFactory, open_page: PageFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann, bob = start_friend_race(node, open_page)
+    carol = open_page(base_url(node), "Carol")
+    carol.locator("#games li", has_text="Ann vs Bob").get_by_role("button", name="Watch").click()
+    expect(carol.locator(".watch-board")).to_have_count(2)
+    _both_resign(ann, bob)
+    expect(carol.locator("#result")).to_be_visible()
+    expect(carol.locator("#btn-rematch")).to_be_hidden()  # a spectator has no race to ask for
+    ann.click("#btn-rematch")
+    bob.click("#btn-rematch")
+    expect(ann.locator("#room-players li")).to_have_count(2)
+    code = ann.inner_text("#room-code")
+    expect(carol.locator("#rematch-offer")).to_be_hidden()  # nothing to watch until it starts
+    bob.click("#btn-ready")
+    ann.click("#btn-start")
+    expect(carol.locator("#rematch-offer")).to_have_text("Ann and Bob are racing again.")
+    expect(carol.locator("#btn-rematch")).to_have_text("Watch the rematch")
+    carol.click("#btn-rematch")
+    expect(carol.locator("#result")).to_be_hidden()
+    expect(carol.locator("#watch-title")).to_contain_text(f"room {code}")
+    expect(carol.locator(".watch-board")).to_have_count(2)
+    move = card_move(Board.new("scorpion", DEAL))
+    click_move(bob, move)
+    expect(carol.locator(".watch-board", has_text="Bob")).to_contain_text("1 moves")
