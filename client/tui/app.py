@@ -38,7 +38,16 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text, move_text
-from protocol.message import Analysis, MatchFound, Queued, QueueTimeout, RaceEnded, RematchOffered
+from protocol.message import (
+    Analysis,
+    Games,
+    GamesUpdate,
+    MatchFound,
+    Queued,
+    QueueTimeout,
+    RaceEnded,
+    RematchOffered,
+)
 
 from ..connection import (
     ClientError,
@@ -99,6 +108,7 @@ class ScorpionApp(App[int]):
         Binding("n", "new_game", "new game"),
         Binding("p", "replay", "replay"),
         Binding("a", "rematch", "race again"),
+        Binding("m", "watch_rematch", "watch the rematch"),
         Binding("w", "winnable", "winnable?"),
         Binding("colon", "type", "type move"),
         Binding("escape", "cancel", "cancel", show=False),
@@ -120,10 +130,11 @@ class ScorpionApp(App[int]):
         self.queue_waited: int | None = None  # seconds the queue was waited in vain
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
-        self._mode: tuple[str, str, bool, bool, bool] | None = None
+        self._mode: tuple[str, str, bool, bool, bool, bool] | None = None
         self.quitting = False
         self.resign_window = 3.0
         self._resign_armed_until = 0.0
+        self._announced: str | None = None  # the rematch last announced to this spectator
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -169,6 +180,14 @@ class ScorpionApp(App[int]):
                 self.say(f"nobody came in {event.waited} s: press q and try again later")
             elif isinstance(event, RaceEnded):
                 self.picked = None
+                if self.race is not None and self.race.spectating and self.race.game == event.game:
+                    # Follow the live list under the result: the racers may race again.
+                    self._run(lambda: self.client.games_list(subscribe=True))
+            elif isinstance(event, Games | GamesUpdate) and (rematch := self._rematch_to_watch()):
+                if self._announced != rematch:
+                    self._announced = rematch
+                    names = " and ".join(p.name for p in self.client.games[rematch].players)
+                    self.say(f"{names} are racing again: press m to watch")
             elif isinstance(event, RematchOffered):
                 shown = self.race is not None and self.race.game == event.game and self._can_rematch()
                 self.say(
@@ -364,7 +383,8 @@ class ScorpionApp(App[int]):
         watching = race is not None and race.spectating
         running = race is not None and race.ended is None
         playing = race is not None and race.playing  # this player's part goes on
-        mode = (race.mode if race else "", race.variant if race else "", running, playing, watching)
+        follow = self._rematch_to_watch() is not None
+        mode = (race.mode if race else "", race.variant if race else "", running, playing, watching, follow)
         if mode != self._mode:
             self._mode = mode
             self.refresh_bindings()
@@ -626,6 +646,8 @@ class ScorpionApp(App[int]):
         """
         race = self.race
         watching = race is not None and race.spectating
+        if action == "watch_rematch":
+            return self._rematch_to_watch() is not None
         if action == "next_racer" or watching:
             return watching and action in ("next_racer", "quit")
         if action in ("new_game", "replay"):
@@ -655,6 +677,26 @@ class ScorpionApp(App[int]):
             and not race.spectating
             and len(race.racers) > 1
         )
+
+    def _rematch_to_watch(self) -> str | None:
+        """Return the live rematch of the race this spectator watched end, if it started."""
+        race = self.race
+        if race is None or not race.spectating or race.ended is None:
+            return None
+        return next((g.game for g in self.client.games.values() if g.rematch_of == race.game), None)
+
+    def action_watch_rematch(self) -> None:
+        game = self._rematch_to_watch()
+        if game is None:
+            return
+
+        async def watch() -> None:
+            await self.client.watch(game=game)
+            await self.client.games_list(subscribe=False)
+            self.watched = 0
+            self.say(f"watching the rematch {game}")
+
+        self._run(watch)
 
     def action_rematch(self) -> None:
         race = self.race

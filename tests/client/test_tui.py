@@ -396,3 +396,34 @@ async def test_the_mouse_picks_a_card_and_drops_it_on_a_column_and_a_double_clic
         await until(lambda: ann.race is not None and ann.race.v >= 3)
         board.push(single)
         assert ann.race.view == player_view(board).as_dict()
+
+
+async def test_a_spectator_is_told_when_the_racers_race_again_and_watches_with_one_key(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann = await make_client(node, "Ann")
+    bob = await make_client(node, "Bob")
+    watcher = await make_client(node, "Watcher")
+    game = await start_race(ann, bob)
+    await watcher.watch(game=game)
+    app = ScorpionApp(watcher)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        assert "watch the rematch" not in app.screen_text()
+        await ann.resign()
+        await bob.resign()
+        await until(lambda: watcher.race is not None and watcher.race.ended is not None)
+        await ann.rematch(game)
+        await bob.rematch(game)
+        await bob.ready(True)
+        await ann.room_start()
+        await until(lambda: "Ann and Bob are racing again: press m to watch" in app.screen_text())
+        await until(lambda: "watch the rematch" in app.screen_text().splitlines()[-1])  # in the key bar
+        again = next(g for g in watcher.games.values() if g.rematch_of == game)
+        await pilot.press("m")
+        await until(lambda: watcher.race is not None and watcher.race.game == again.game)
+        await pilot.pause(0.2)
+        screen = app.screen_text()
+        assert "watching" in screen.splitlines()[0] and "Race over" not in screen
+        assert "watch the rematch" not in screen.splitlines()[-1]
