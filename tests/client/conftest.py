@@ -67,3 +67,18 @@ async def start_race(
     if guest.race is None or guest.race.game != started.game:
         await guest.wait_for(RaceStarted, timeout=15, game=started.game)
     return started.game
+
+
+async def racing(
+    nodes: NodeFactory, clients: ClientFactory, deal: int, *names: str, **options: Any
+) -> tuple[Node, list[ScorpionClient], str]:
+    """Start a node on ``deal`` (``nodes`` is ``start_node``), connect a client per name
+    (``clients`` is ``make_client``), and race the first two.
+
+    Return the node, the clients (in the order of ``names``; any after the first two are
+    free to watch) and the race's game id.
+    """
+    node = nodes(test_deals=deal)
+    players = [await clients(node, name) for name in names]
+    game = await start_race(players[0], players[1], **options)
+    return node, players, game

@@ -36,7 +36,7 @@ from protocol.message import (
     SpectatorSnapshot,
 )
 
-from .conftest import ClientFactory, NodeFactory, start_race
+from .conftest import ClientFactory, NodeFactory, racing, start_race
 
 pytestmark = pytest.mark.asyncio
 
@@ -121,10 +121,7 @@ async def test_every_request_method_gets_its_documented_answer(
 async def test_undo_and_hints_work_when_the_race_allows_them(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals=DEAL)
-    ann = await make_client(node, "Ann")
-    bob = await make_client(node, "Bob")
-    await start_race(ann, bob, undo=True, hints=True)
+    _, (ann, _), _ = await racing(start_node, make_client, DEAL, "Ann", "Bob", undo=True, hints=True)
     hints = await ann.hint()
     assert isinstance(hints, Hints) and hints.moves
     first = await ann.move(Move(*_move_from(hints.moves[0])))
@@ -143,10 +140,7 @@ def _move_from(data: dict[str, object]) -> tuple[int, int, int]:
 async def test_the_event_iterator_yields_what_the_server_pushes_in_order(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals=DEAL)
-    ann = await make_client(node, "Ann")
-    bob = await make_client(node, "Bob")
-    game = await start_race(ann, bob)
+    _, (ann, bob), game = await racing(start_node, make_client, DEAL, "Ann", "Bob")
     board = Board.new("scorpion", DEAL)
     await ann.move(next(m for m in board.legal_moves() if not m.is_deal))
     await ann.deal()

@@ -14,7 +14,7 @@ from client.tui import ScorpionApp
 from protocol.game import Board, card_text, player_view
 from protocol.message import RaceStarted
 
-from .conftest import ClientFactory, NodeFactory, start_race
+from .conftest import ClientFactory, NodeFactory, racing
 
 pytestmark = pytest.mark.asyncio
 
@@ -85,10 +85,7 @@ async def test_a_racer_picks_a_card_and_a_column_and_the_move_is_accepted_on_scr
 async def test_a_move_typed_in_notation_and_the_deal_key_are_played(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals=DEAL)
-    host = await make_client(node, "Host")
-    player = await make_client(node, "Ann")
-    await start_race(host, player)
+    _, (_, player), _ = await racing(start_node, make_client, DEAL, "Host", "Ann")
     board = Board.new("scorpion", DEAL)
     move = next(m for m in board.legal_moves() if not m.is_deal)
     app = ScorpionApp(player)
@@ -110,11 +107,7 @@ async def test_a_move_typed_in_notation_and_the_deal_key_are_played(
 async def test_a_spectator_sees_every_racer_with_live_bars(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals=DEAL)
-    ann = await make_client(node, "Ann")
-    bob = await make_client(node, "Bob")
-    watcher = await make_client(node, "Watcher")
-    game = await start_race(ann, bob)
+    _, (ann, _, watcher), game = await racing(start_node, make_client, DEAL, "Ann", "Bob", "Watcher")
     await watcher.watch(game=game)
     app = ScorpionApp(watcher)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -286,11 +279,8 @@ async def test_keys_pressed_while_quitting_start_nothing_and_leave_no_coroutine_
 async def test_racer_lines_fit_a_narrow_terminal_and_follow_its_resizes(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals=DEAL)
     long_name = "Annabelle Longname-Racer"  # the longest name the protocol takes
-    host = await make_client(node, long_name)
-    bob = await make_client(node, "Bob")
-    await start_race(host, bob)
+    _, (_, bob), _ = await racing(start_node, make_client, DEAL, long_name, "Bob")
     app = ScorpionApp(bob)
 
     def racer_lines(screen: str) -> list[str]:
@@ -319,10 +309,7 @@ async def test_racer_lines_fit_a_narrow_terminal_and_follow_its_resizes(
 async def test_after_a_race_a_racer_takes_up_a_rematch_with_one_key(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals=DEAL)
-    ann = await make_client(node, "Ann")
-    bob = await make_client(node, "Bob")
-    game = await start_race(ann, bob)
+    node, (ann, bob), game = await racing(start_node, make_client, DEAL, "Ann", "Bob")
     app = ScorpionApp(bob)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(lambda: bob.race is not None and bob.race.game == game)
@@ -355,10 +342,7 @@ async def test_after_a_race_a_racer_takes_up_a_rematch_with_one_key(
 async def test_the_mouse_picks_a_card_and_drops_it_on_a_column_and_a_double_click_moves_it(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals=DEAL)
-    host = await make_client(node, "Host")
-    ann = await make_client(node, "Ann")
-    await start_race(host, ann)
+    _, (_, ann), _ = await racing(start_node, make_client, DEAL, "Host", "Ann")
     board = Board.new("scorpion", DEAL)
     moves = [m for m in board.legal_moves() if not m.is_deal]
     move = moves[0]
@@ -401,11 +385,7 @@ async def test_the_mouse_picks_a_card_and_drops_it_on_a_column_and_a_double_clic
 async def test_a_spectator_is_told_when_the_racers_race_again_and_watches_with_one_key(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals=DEAL)
-    ann = await make_client(node, "Ann")
-    bob = await make_client(node, "Bob")
-    watcher = await make_client(node, "Watcher")
-    game = await start_race(ann, bob)
+    _, (ann, bob, watcher), game = await racing(start_node, make_client, DEAL, "Ann", "Bob", "Watcher")
     await watcher.watch(game=game)
     app = ScorpionApp(watcher)
     async with app.run_test(size=(80, 24)) as pilot:
