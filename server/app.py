@@ -675,6 +675,7 @@ class ScorpionServer:
         """
         assert session.player is not None
         game = await self._own_game(session, message.game, "only the race's own racers can ask for a rematch")
+        await self._maybe_forget(game)  # only read here: not kept on this node for it
         if game.mode != "race" or len(game.roster) < 2:
             raise ProtocolError(
                 ErrorCode.NOT_ALLOWED,
@@ -701,9 +702,7 @@ class ScorpionServer:
                         f"you have opened {REMATCH_OPENINGS} rematch rooms for this race already:"
                         " open a room instead and share its code",
                     )
-                size = len(game.roster)
-                if game.room is not None and (origin := await self.store.room(game.room)) is not None:
-                    size = max(size, int(origin["max_players"]))
+                size = max(len(game.roster), await self.store.room_size(game.room) if game.room else 0)
                 settings = {
                     "variant": game.variant,
                     "max_players": min(size, MAX_PLAYERS),

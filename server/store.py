@@ -662,6 +662,10 @@ class Store:
         await self.redis.hset(_room_key(code), mapping={"state": state})
         await self.redis.hincrby(_room_key(code), "ver", 1)
 
+    async def room_size(self, code: str) -> int:
+        """Return a room's ``max_players``, or 0 if the room is gone."""
+        return int(await self.redis.hget(_room_key(code), "max_players") or 0)
+
     async def rematch_room(self, game_id: str) -> str | None:
         """Return the room opened to race ``game``'s players again, if one was."""
         code: str | None = await self.redis.get(_rematch_key(game_id))
