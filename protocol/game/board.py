@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
-from .card import card_text
+from .card import SUITS, card_text
 from .deal import Deal, deal
 from .move import CELL_BASE, DEAL, Move, source_text
 from .variant import ReserveRule, Variant, get_variant
@@ -218,9 +218,23 @@ class Board:
         )
 
     def __repr__(self) -> str:
-        from .notation import board_to_text
+        return f"Board({self.text()!r})"
 
-        return f"Board({board_to_text(self)!r})"
+    def text(self) -> str:
+        """Return the position in the one-line notation (``docs/notation.md``).
+
+        Its parser, which also checks that a position is possible, is
+        :func:`protocol.game.notation.board_from_text`.
+        """
+        columns = []
+        for col, down in zip(self.columns, self.down, strict=True):
+            columns.append("".join(_card_text(card, row < down) for row, card in enumerate(col)) or "-")
+        if self.variant.cells:
+            reserve = ",".join(card_text(c) if c != NO_CARD else "-" for c in self.cells)
+        else:
+            reserve = "".join(_card_text(card, True) for card in self.stock) or "-"
+        foundations = "".join(SUITS[suit] for suit in self.foundations) or "-"
+        return " ".join((self.variant.name, self.rule.value, "/".join(columns), reserve, foundations))
 
     # -- move generation ----------------------------------------------------------------
 
@@ -453,3 +467,9 @@ class Board:
             if reason is not None:
                 raise IllegalMove(f"move {number} ({move}) is illegal: {reason}")
             self.push(move)
+
+
+def _card_text(card: int, hidden: bool) -> str:
+    """Write a card as the notation does: lower case when it is face down."""
+    text = card_text(card)
+    return text.lower() if hidden else text

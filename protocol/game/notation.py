@@ -32,22 +32,9 @@ class NotationError(ValueError):
     """Raise when a position's text is malformed or describes an impossible position."""
 
 
-def _card(card: int, hidden: bool) -> str:
-    text = card_text(card)
-    return text.lower() if hidden else text
-
-
 def board_to_text(board: Board) -> str:
-    """Return the one-line notation of ``board``'s position."""
-    columns = []
-    for col, down in zip(board.columns, board.down, strict=True):
-        columns.append("".join(_card(card, row < down) for row, card in enumerate(col)) or "-")
-    if board.variant.cells:
-        reserve = ",".join(card_text(c) if c != NO_CARD else "-" for c in board.cells)
-    else:
-        reserve = "".join(_card(card, True) for card in board.stock) or "-"
-    foundations = "".join(SUITS[suit] for suit in board.foundations) or "-"
-    return " ".join((board.variant.name, board.rule.value, "/".join(columns), reserve, foundations))
+    """Return the one-line notation of ``board``'s position (:meth:`Board.text`)."""
+    return board.text()
 
 
 def _parse_cards(text: str, what: str) -> list[tuple[int, bool]]:
