@@ -1,11 +1,11 @@
 """Build hook: the solver's search as C extensions.
 
 Two extensions, both optional (where no C compiler is at hand the package installs
-without them, and the solver runs ``protocol/search.py`` as plain Python):
+without them, and the solver runs ``protocol/solver/search.py`` as plain Python):
 
-- ``protocol._fastsearch``, the search written in C (``protocol/_fastsearch.c``), which
+- ``protocol.solver._fastsearch``, the search written in C (``protocol/solver/_fastsearch.c``), which
   the solver runs when present: about ten times faster than the compiled module below.
-- ``protocol/search.py`` compiled by mypyc, about five times faster than the interpreter:
+- ``protocol/solver/search.py`` compiled by mypyc, about five times faster than the interpreter:
   the reference the C search is tested against, and what the solver runs when only mypyc
   could build.
 
@@ -24,10 +24,10 @@ def _extensions() -> list[Extension]:
     if os.environ.get("SCORPION_PURE_PYTHON"):
         return []
     fast = Extension(
-        "protocol._fastsearch",
-        ["protocol/_fastsearch.c"],
+        "protocol.solver._fastsearch",
+        ["protocol/solver/_fastsearch.c"],
         extra_compile_args=["-O3"] if os.name == "posix" else [],
-        optional=True,  # no compiler: a warning, and protocol.search runs the search
+        optional=True,  # no compiler: a warning, and protocol.solver.search runs the search
     )
     return [fast, *_mypyc()]
 
@@ -36,16 +36,16 @@ def _mypyc() -> list[Extension]:
     try:
         from mypyc.build import mypycify
     except ImportError:
-        print("setup.py: mypyc is not available; protocol.search stays plain Python", file=sys.stderr)
+        print("setup.py: mypyc is not available; protocol.solver.search stays plain Python", file=sys.stderr)
         return []
     try:
         # The search imports only the standard library: mypy need not follow the package's
         # other modules (whose dependencies the isolated build environment lacks).
         extensions: list[Extension] = mypycify(
-            ["--follow-imports=skip", "protocol/search.py"], opt_level="3"
+            ["--follow-imports=skip", "protocol/solver/search.py"], opt_level="3"
         )
     except (Exception, SystemExit) as error:  # mypy reports type errors by exiting
-        print(f"setup.py: mypyc failed ({error}); protocol.search stays plain Python", file=sys.stderr)
+        print(f"setup.py: mypyc failed ({error}); protocol.solver.search stays plain Python", file=sys.stderr)
         return []
     for extension in extensions:
         extension.optional = True  # no compiler: a warning, and the plain module

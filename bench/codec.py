@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.codec import JSON, MAX_SERVER_FRAME, MSGPACK, decode, encode
 from protocol.game import Board, move_from_text, player_view, summarize
-from protocol.message import Accepted, Message, PlayMove
+from protocol.wire.codec import JSON, MAX_SERVER_FRAME, MSGPACK, decode, encode
+from protocol.wire.message import Accepted, Message, PlayMove
 
 ROUNDS = 5
 

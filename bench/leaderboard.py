@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support import BenchClient, machine, percentile, start_server, stop_server
 
-from protocol.codec import MSGPACK
+from protocol.wire.codec import MSGPACK
 from server.daily import leaderboard_key
 from server.embedded import EmbeddedRedis
 from server.store import Store

@@ -53,9 +53,9 @@ from support import (
     stop_server,
 )
 
-from protocol.codec import MSGPACK, encode
 from protocol.game import Board, move_json
-from protocol.message import from_dict
+from protocol.wire.codec import MSGPACK, encode
+from protocol.wire.message import from_dict
 from server.embedded import EmbeddedRedis
 
 DEAL = 987654321987

@@ -19,9 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol import search, solver
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, ReserveRule
-from protocol.solver import Budget, Verdict, percentile, solve_deal
+from protocol.solver import Budget, Verdict, percentile, search, solve_deal, solver
 
 
 def deal_numbers(count: int, seed: int) -> list[int]:

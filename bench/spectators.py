@@ -40,9 +40,9 @@ from support import (
     stop_server,
 )
 
-from protocol.codec import MSGPACK, decode_dict, encode
 from protocol.game import Board, move_json
-from protocol.message import Hello, Watch
+from protocol.wire.codec import MSGPACK, decode_dict, encode
+from protocol.wire.message import Hello, Watch
 from server.embedded import EmbeddedRedis
 
 DEAL = 271828182845

@@ -22,9 +22,9 @@ if str(ROOT) not in sys.path:
 
 import random  # noqa: E402
 
-from protocol.codec import MSGPACK, decode_dict, encode  # noqa: E402
 from protocol.game import Board, Move  # noqa: E402
-from protocol.message import from_dict  # noqa: E402
+from protocol.wire.codec import MSGPACK, decode_dict, encode  # noqa: E402
+from protocol.wire.message import from_dict  # noqa: E402
 
 __all__ = [
     "ROOT",

@@ -18,7 +18,7 @@ import contextlib
 from dataclasses import dataclass, field
 
 from protocol.game import Board, Move
-from protocol.message import Options, RaceEnded, RaceStarted
+from protocol.wire.message import Options, RaceEnded, RaceStarted
 
 from .connection import ClientError, ConnectionLost, IllegalLocally, ScorpionClient, ServerError
 from .model import best_moves, position_key

@@ -43,11 +43,11 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from protocol.codec import JSON, MAX_SERVER_FRAME, MSGPACK, Format, decode, encode
-from protocol.error import ErrorCode, ProtocolError
-from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_LARGE, Flow, State
 from protocol.game import Move, move_from_text
-from protocol.message import (
+from protocol.wire.codec import JSON, MAX_SERVER_FRAME, MSGPACK, Format, decode, encode
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_LARGE, Flow, State
+from protocol.wire.message import (
     Accepted,
     Analysis,
     Analyze,
@@ -285,7 +285,7 @@ class ScorpionClient:
 
     @property
     def state(self) -> State:
-        """Return the connection's state as the server sees it (:mod:`protocol.flow`)."""
+        """Return the connection's state as the server sees it (:mod:`protocol.wire.flow`)."""
         return self.flow.state
 
     def server_now(self) -> int:

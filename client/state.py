@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.game import Board, Move, MoveError, move_from_json
-from protocol.message import (
+from protocol.wire.message import (
     Accepted,
     Analysis,
     Batch,

@@ -1,12 +1,16 @@
-"""Pure core of Scorpion Race: the rules engine and the wire contract.
+"""Pure core of Scorpion Race, in three parts.
 
-Nothing in this package performs I/O, reads a clock or draws randomness of its own;
-the server and the clients wrap it. The wire contract lives in :mod:`protocol.message`
-(the messages), :mod:`protocol.codec` (frames), :mod:`protocol.error` (the one error type)
-and :mod:`protocol.flow` (which message is legal when); docs/protocol.md describes it.
+- :mod:`protocol.game`: the rules engine (cards, deals, board, variants, scoring, views,
+  notation).
+- :mod:`protocol.wire`: the wire contract (messages, codecs, error codes, the connection's
+  state machine); ``docs/protocol.md`` describes it.
+- :mod:`protocol.solver`: the full-information solver and its search; ``docs/solver.md``.
+
+Nothing in this package performs I/O, reads a clock or draws randomness of its own; the
+server and the clients wrap it. The wire contract's most used names are re-exported here.
 """
 
-from .codec import (
+from .wire.codec import (
     JSON,
     MAX_CLIENT_FRAME,
     MAX_SERVER_FRAME,
@@ -18,9 +22,9 @@ from .codec import (
     from_dict,
     to_dict,
 )
-from .error import ErrorCode, ProtocolError
-from .flow import Flow, State
-from .message import MESSAGES, Message, error_message
+from .wire.error import ErrorCode, ProtocolError
+from .wire.flow import Flow, State
+from .wire.message import MESSAGES, Message, error_message
 
 __all__ = [
     "JSON",

@@ -16,7 +16,7 @@ __all__ = ["ANALYSIS_NODES", "analyze_game", "check_position", "final_line"]
 
 ANALYSIS_NODES = 2_000_000 if NATIVE else 200_000
 """Search budget per position, about a second at most either way: 2,000,000 nodes with the
-search in C, 200,000 where only ``protocol.search`` runs (compiled with mypyc). Typical
+search in C, 200,000 where only ``protocol.solver.search`` runs (compiled with mypyc). Typical
 deals are decided in far fewer nodes; of 10,000 deals per variant, 2,000,000 nodes leave
 0.01-0.65% undecided, 200,000 nodes 0.55-2.89%."""
 

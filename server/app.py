@@ -33,11 +33,11 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from protocol.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, Format, decode, encode, format_of
-from protocol.error import ErrorCode, ProtocolError
-from protocol.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_RESTART, State
 from protocol.game import VARIANTS, move_text
-from protocol.message import (
+from protocol.wire.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, Format, decode, encode, format_of
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.flow import CLOSE_NORMAL, CLOSE_POLICY, CLOSE_RESTART, State
+from protocol.wire.message import (
     MAX_PLAYERS,
     Analysis,
     Analyze,

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, ReserveRule
-from protocol.message import deal_commitment
 from protocol.solver import Budget, pick_winnable
+from protocol.wire.message import deal_commitment
 
 from .lifeline import worker_pool
 from .store import Store

@@ -23,7 +23,6 @@ from typing import Any
 
 import orjson
 
-from protocol.error import ErrorCode, ProtocolError, Ref
 from protocol.game import (
     DEAL,
     Board,
@@ -41,7 +40,8 @@ from protocol.game import (
     summary_data,
     view_data,
 )
-from protocol.message import (
+from protocol.wire.error import ErrorCode, ProtocolError, Ref
+from protocol.wire.message import (
     Accepted,
     Hints,
     Message,

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
-from protocol.codec import Format, encode
-from protocol.flow import Credits, Flow
-from protocol.message import Message
+from protocol.wire.codec import Format, encode
+from protocol.wire.flow import Credits, Flow
+from protocol.wire.message import Message
 
 from .race import project
 

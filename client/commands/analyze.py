@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from protocol.game import Move, MoveError, move_from_json, move_text
-from protocol.message import Analysis
+from protocol.wire.message import Analysis
 
 from ..connection import ScorpionClient, ServerError
 from .common import add_server_options, run_session

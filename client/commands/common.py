@@ -13,8 +13,8 @@ from typing import Any
 from websockets.exceptions import InvalidURI
 from websockets.uri import parse_uri
 
-from protocol.codec import JSON, MSGPACK
-from protocol.error import ProtocolError
+from protocol.wire.codec import JSON, MSGPACK
+from protocol.wire.error import ProtocolError
 
 from ..connection import ScorpionClient, ServerError, room_link
 from ..identity import TokenStore
@@ -113,7 +113,7 @@ _FIELD_WORDS = {"game": "the game id", "room": "the room code", "name": "the nam
 def refusal_text(exc: ProtocolError) -> str:
     """Say why the client would not send a request built from the command line.
 
-    The client checks every request as the server would (``protocol.message``) before it
+    The client checks every request as the server would (``protocol.wire.message``) before it
     sends it; the fields a user types are named as the command line knows them.
     """
     words = _FIELD_WORDS.get(exc.field or "")

@@ -7,7 +7,7 @@ import hashlib
 import sys
 
 from protocol.game import VARIANTS
-from protocol.message import Daily
+from protocol.wire.message import Daily
 
 from ..connection import ScorpionClient
 from .common import add_server_options, clock_text, run_session

@@ -6,7 +6,7 @@ import argparse
 import datetime
 
 from protocol.game import VARIANTS
-from protocol.message import MAX_VERSION, LeaderboardPage
+from protocol.wire.message import MAX_VERSION, LeaderboardPage
 
 from ..connection import ScorpionClient
 from .common import add_server_options, clock_text, duration_text, run_session

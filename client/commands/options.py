@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Callable
 
-from protocol.message import GAME_ID_PATTERN, GAME_ID_TEXT
+from protocol.wire.message import GAME_ID_PATTERN, GAME_ID_TEXT
 
 __all__ = [
     "game_id",

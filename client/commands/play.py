@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from protocol.game import VARIANTS
-from protocol.message import SavedGamesList
+from protocol.wire.message import SavedGamesList
 
 from ..connection import ScorpionClient
 from .common import add_server_options, clock_text, run_session

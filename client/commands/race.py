@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from protocol.game import VARIANTS
-from protocol.message import Options
+from protocol.wire.message import Options
 
 from ..connection import ScorpionClient
 from .common import add_server_options, room_link, run_session

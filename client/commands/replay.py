@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from protocol.game import MoveError, move_from_json, move_text
-from protocol.message import ReplayLog
+from protocol.wire.message import ReplayLog
 
 from ..connection import ScorpionClient
 from .common import add_server_options, clock_text, duration_text, run_session

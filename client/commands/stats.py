@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from protocol.game import VARIANTS
-from protocol.message import StatsInfo
+from protocol.wire.message import StatsInfo
 
 from ..connection import ScorpionClient
 from .common import add_server_options, duration_text, run_session

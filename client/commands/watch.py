@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 
-from protocol.message import ROOM_ALPHABET, ROOM_CODE_LENGTH
+from protocol.wire.message import ROOM_ALPHABET, ROOM_CODE_LENGTH
 
 from ..connection import ScorpionClient
 from .common import add_server_options, run_session

@@ -38,7 +38,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text, move_text
-from protocol.message import (
+from protocol.wire.message import (
     Analysis,
     Games,
     GamesUpdate,

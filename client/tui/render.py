@@ -14,7 +14,7 @@ from typing import Any
 from rich.text import Text
 
 from protocol.game import Move, VariantError, card_text, get_variant, move_text
-from protocol.message import Analysis, RaceEnded, RoomState
+from protocol.wire.message import Analysis, RaceEnded, RoomState
 
 __all__ = [
     "BOARD_INDENT",

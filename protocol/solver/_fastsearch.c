@@ -1,11 +1,11 @@
-/* The solver's search in C: the same search as protocol/search.py, move for move.
+/* The solver's search in C: the same search as protocol/solver/search.py, move for move.
  *
- * protocol/search.py is the reference: its docstrings and docs/solver.md say what each rule
+ * protocol/solver/search.py is the reference: its docstrings and docs/solver.md say what each rule
  * is and why it is sound. This file follows it function by function (same names, same
  * order of moves, same forced links, same sleep sets, same table), so that on any position
  * and any set of rules both searches visit the same nodes and give the same verdict and
  * line, and keep the same number of positions in the table
- * (tests/protocol/test_fastsearch.py checks this). What differs is the machinery: the
+ * (tests/protocol/solver/test_fastsearch.py checks this). What differs is the machinery: the
  * position lives in fixed arrays, the key is built into a buffer, the transposition
  * table is an open-addressing hash table of 8-byte slots over entries (exact key and sleep
  * set) stored in blocks that never move, its hash is kept by the moves (so a child's slot
@@ -13,7 +13,7 @@
  *
  * Entry point: search(cols, down, stock, cells, found, wasp, any_time, rules, limit,
  * seconds, timed, clock, memory) -> (outcome, line, nodes, positions kept in the table),
- * with the arguments of Search(...) and of search() in protocol/search.py, the rules as a
+ * with the arguments of Search(...) and of search() in protocol/solver/search.py, the rules as a
  * bit mask (RULE_* below), ``timed`` telling whether ``seconds`` and ``clock`` apply, and
  * ``memory`` the bytes the table may take (0: no bound; see State.bytes). Every
  * 1,024 nodes it reads the clock (when timed) and lets Python run its signal handlers (an
@@ -39,7 +39,7 @@
 #define WON 0
 #define LOST 1
 #define UNDECIDED 2
-#define MEMORY 3 /* undecided: the table reached its byte budget (protocol.search.MEMORY) */
+#define MEMORY 3 /* undecided: the table reached its byte budget (protocol.solver.search.MEMORY) */
 #define NO_CARD_SLOT 52 /* pads a moved group to whole blocks of four (set_places) */
 #define WORDS 5 /* sleep-set bits: card + 52 * kind, kind 0..4 (Search.bit) */
 #define BLOCK_SHIFT 26 /* the table's entries live in blocks of 64 MB */
@@ -1427,7 +1427,7 @@ static void free_state(State *s) {
     free(s->moves);
 }
 
-/* Run the search (see search() in protocol/search.py); returns the outcome, with s->path
+/* Run the search (see search() in protocol/solver/search.py); returns the outcome, with s->path
  * holding the winning line when won, or -1 with a Python error set. */
 static int run_search(State *s, int rules, long long limit, int timed, double deadline, PyObject *clock) {
     int commute = (rules & RULE_COMMUTE) && (!s->wasp || (rules & RULE_SETTLED));
@@ -1765,14 +1765,14 @@ static PyMethodDef methods[] = {
      " kept with one computed afresh (a RuntimeError if they differ); for tests."},
     {"search", py_search, METH_VARARGS,
      "search(cols, down, stock, cells, found, wasp, any_time, rules, limit, seconds, timed, clock,"
-     " memory) -> (outcome, line, nodes, positions kept): protocol.search's search, in C."},
+     " memory) -> (outcome, line, nodes, positions kept): protocol.solver.search's search, in C."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     .m_base = PyModuleDef_HEAD_INIT,
     .m_name = "_fastsearch",
-    .m_doc = "The solver's search in C (see protocol/search.py).",
+    .m_doc = "The solver's search in C (see protocol/solver/search.py).",
     .m_size = -1,
     .m_methods = methods,
 };

@@ -1,4 +1,4 @@
-"""The solver's search in C (``protocol/_fastsearch.c``): :func:`protocol.search.search`,
+"""The solver's search in C (``protocol/solver/_fastsearch.c``): :func:`protocol.solver.search.search`,
 taking the position's parts instead of a ``Search`` and the rules as bits."""
 
 from collections.abc import Callable, Sequence

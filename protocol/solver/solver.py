@@ -64,13 +64,13 @@ exact model of small Wasp games):
     reads down in its suit to the Ace or to a card whose predecessor is in the reserve.
     Every path to a stuck position plays that link, and it commutes with the others.
 
-The search itself is defined by :mod:`protocol.search`, which keeps the position in plain
+The search itself is defined by :mod:`protocol.solver.search`, which keeps the position in plain
 lists that mirror :class:`~protocol.game.Board` exactly (same column indices, same
 face-down counts), so a line found there replays move by move with ``Board.play``. Where
 the package was installed with a C compiler at hand, :func:`solve` runs the same search
-written in C (``protocol/_fastsearch.c``: the same nodes, verdicts and lines, about ten
-times faster than ``protocol.search`` compiled with mypyc); elsewhere it runs
-``protocol.search`` itself.
+written in C (``protocol/solver/_fastsearch.c``: the same nodes, verdicts and lines, about ten
+times faster than ``protocol.solver.search`` compiled with mypyc); elsewhere it runs
+``protocol.solver.search`` itself.
 """
 
 from __future__ import annotations
@@ -80,19 +80,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .game.board import Board
-from .game.move import DEAL, Move
-from .game.variant import ReserveRule, Variant, get_variant
+from ..game.board import Board
+from ..game.move import DEAL, Move
+from ..game.variant import ReserveRule, Variant, get_variant
 from .search import ALL_RULES, EARLY, LOST, MEMORY, NATURAL, RULE_NAMES, UNDECIDED, WON, Search, search
 
 try:
     from . import _fastsearch
-except ImportError:  # installed without a C compiler: protocol.search runs the search
+except ImportError:  # installed without a C compiler: protocol.solver.search runs the search
     _fastsearch = None  # type: ignore[assignment]
 
 NATIVE = _fastsearch is not None
 """Whether the search in C is installed (see :func:`run_search`): budgets in nodes cost
-about a tenth of the time they cost ``protocol.search`` compiled with mypyc."""
+about a tenth of the time they cost ``protocol.solver.search`` compiled with mypyc."""
 
 _RULE_BITS = {name: 1 << index for index, name in enumerate(RULE_NAMES)}
 """The rule names as ``_fastsearch`` takes them (its ``RULE_*`` bits)."""
@@ -177,10 +177,10 @@ def run_search(
     clock: Callable[[], float] | None = None,
     memory: int | None = None,
 ) -> tuple[int, list[tuple[int, int, int]], int, int]:
-    """Run :func:`protocol.search.search` on ``state``'s position: in C where it was built.
+    """Run :func:`protocol.solver.search.search` on ``state``'s position: in C where it was built.
 
     Both give the same outcome, line, node count and number of positions kept in the table
-    (``tests/protocol/test_fastsearch.py``), but for where a ``memory`` bound stops them
+    (``tests/protocol/solver/test_fastsearch.py``), but for where a ``memory`` bound stops them
     (the C search counts its table's bytes, the Python one estimates them).
     """
     if memory is not None and memory < 1:
@@ -229,7 +229,7 @@ def solve(
     ``budget`` is a :class:`Budget` or a node count. ``prune=False`` switches every
     pruning rule off (exact keys, every empty column tried, no forced links, no dead
     position test): slower, for cross-checking. ``rules`` picks the pruning rules by
-    name instead (those of ``protocol.search.ALL_RULES``), to cross-check one rule.
+    name instead (those of ``protocol.solver.search.ALL_RULES``), to cross-check one rule.
     """
     if rules is not None and not rules <= ALL_RULES:
         unknown = ", ".join(sorted(rules - ALL_RULES))

@@ -3,7 +3,7 @@
 ``scorpion.v1.msgpack`` carries each message as one binary frame holding a msgpack map;
 ``scorpion.v1.json`` as one text frame holding a JSON object. Both carry the same maps.
 :func:`decode` refuses a frame longer than its limit before reading it, and raises only
-:class:`~protocol.error.ProtocolError`, whatever the bytes.
+:class:`~protocol.wire.error.ProtocolError`, whatever the bytes.
 """
 
 from __future__ import annotations

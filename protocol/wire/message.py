@@ -2,7 +2,7 @@
 
 A message is built with keywords (``PlayMove(game="g1", v=3, move=...)``) and checks its
 fields on construction: a wrong type, a value out of range or an over-long string raises
-:class:`~protocol.error.ProtocolError` with code ``bad_field`` naming the field. The same
+:class:`~protocol.wire.error.ProtocolError` with code ``bad_field`` naming the field. The same
 check runs when a message is decoded, so a server never holds an unchecked message.
 
 On the wire a message is a map with a ``type`` (the class's ``TYPE``) and its fields under
@@ -24,9 +24,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self, TypeVar
 
+from ..game.move import CELL_BASE, Move, move_from_json, move_json
+from ..game.variant import VARIANTS, ReserveRule
 from .error import ErrorCode, ProtocolError, Ref
-from .game.move import CELL_BASE, Move, move_from_json, move_json
-from .game.variant import VARIANTS, ReserveRule
 
 __all__ = [
     "CLIENT_TYPES",

@@ -57,7 +57,7 @@ async def start_race(
     host: ScorpionClient, guest: ScorpionClient, *, variant: str = "scorpion", **options: Any
 ) -> str:
     """Open a room on ``host``, let ``guest`` join and say ready, start it; return the game id."""
-    from protocol.message import Options, RaceStarted
+    from protocol.wire.message import Options, RaceStarted
 
     room = await host.room_create(variant, 2, Options(**options))
     await guest.room_join(room.room)

@@ -11,8 +11,8 @@ from client.connection import ScorpionClient, ServerError
 from client.identity import TokenStore
 from client.tui import ScorpionApp
 from protocol.game import Board, move_from_json, move_from_text
-from protocol.message import Analysis
 from protocol.solver import Budget, Verdict, solve, solve_deal
+from protocol.wire.message import Analysis
 
 from .conftest import ClientFactory, start_race
 from .test_cli import run_cli

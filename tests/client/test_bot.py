@@ -7,7 +7,7 @@ import asyncio
 from client.bot import Bot, choose_move
 from client.model import position_key
 from protocol.game import Board
-from protocol.message import Error
+from protocol.wire.message import Error
 
 from .conftest import ClientFactory, NodeFactory
 

@@ -17,7 +17,7 @@ from client.connection import (
 )
 from client.identity import TokenStore
 from protocol.game import Board, Move, card_text, move_json, player_view
-from protocol.message import (
+from protocol.wire.message import (
     Accepted,
     Batch,
     Countdown,

@@ -13,7 +13,7 @@ import pytest
 from client.connection import ServerError
 from client.identity import TokenStore
 from protocol.game import Board, move_from_json, move_json, player_view
-from protocol.message import (
+from protocol.wire.message import (
     Forgotten,
     GamesUpdate,
     LeaderboardPage,

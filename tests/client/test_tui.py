@@ -12,7 +12,7 @@ import pytest
 from client.connection import ScorpionClient
 from client.tui import ScorpionApp
 from protocol.game import Board, card_text, player_view
-from protocol.message import RaceStarted
+from protocol.wire.message import RaceStarted
 
 from .conftest import ClientFactory, NodeFactory, racing
 

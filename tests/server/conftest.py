@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from protocol.codec import JSON, MSGPACK, decode_dict, encode
-from protocol.message import from_dict
+from protocol.wire.codec import JSON, MSGPACK, decode_dict, encode
+from protocol.wire.message import from_dict
 from server.lifeline import die_with_parent
 from tests.conftest import stop_process
 

@@ -248,8 +248,8 @@ async def test_forget_me_removes_saved_games_statistics_leaderboard_entries_and_
     assert board["entries"] == []
     from websockets.asyncio.client import connect
 
-    from protocol.codec import MSGPACK, decode_dict, encode
-    from protocol.message import Hello
+    from protocol.wire.codec import MSGPACK, decode_dict, encode
+    from protocol.wire.message import Hello
 
     async with connect(node.url, subprotocols=[MSGPACK]) as ws:  # type: ignore[list-item]
         await ws.send(encode(Hello(name="Ann", token=ann.token), MSGPACK))

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from protocol.codec import JSON, MSGPACK
 from protocol.game import Board, card_text, move_json
+from protocol.wire.codec import JSON, MSGPACK
 
 from .conftest import Client, NodeFactory
 
@@ -133,8 +133,8 @@ async def test_a_move_before_hello_and_garbage_frames_are_refused_but_the_connec
     node = start_node()
     from websockets.asyncio.client import connect
 
-    from protocol.codec import decode_dict, encode
-    from protocol.message import Ping
+    from protocol.wire.codec import decode_dict, encode
+    from protocol.wire.message import Ping
 
     async with connect(node.url, subprotocols=[MSGPACK]) as ws:  # type: ignore[list-item]
         await ws.send(b"\xc1\xff garbage")
@@ -246,7 +246,7 @@ def card_texts(value: Any) -> set[str]:
 
 def audit(client: Client, board: Board, start: int, number: int) -> int:
     """Check every frame received from index ``start`` against the receiver's own board."""
-    from protocol.codec import decode_dict
+    from protocol.wire.codec import decode_dict
 
     hidden = {card_text(c) for col, down in zip(board.columns, board.down, strict=True) for c in col[:down]}
     hidden |= {card_text(c) for c in board.stock}

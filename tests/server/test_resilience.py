@@ -15,8 +15,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from protocol.codec import MSGPACK
 from protocol.game import Board, move_json
+from protocol.wire.codec import MSGPACK
 from server.store import Store
 from tests.conftest import RedisServer
 
@@ -99,8 +99,8 @@ async def test_a_flooding_client_is_rate_limited_then_closed_while_a_race_goes_o
     ann, bob, start, bob_start = await friend_race(start_node, open_client)
     assert ann.node is not None
     async with connect(ann.node.url, subprotocols=[MSGPACK]) as flood:  # type: ignore[list-item]
-        from protocol.codec import decode_dict, encode
-        from protocol.message import Ping
+        from protocol.wire.codec import decode_dict, encode
+        from protocol.wire.message import Ping
 
         codes = []
         try:

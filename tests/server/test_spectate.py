@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from protocol.codec import MSGPACK, decode_dict, encode
 from protocol.game import Board, move_json, player_view
-from protocol.message import Hello, Watch
+from protocol.wire.codec import MSGPACK, decode_dict, encode
+from protocol.wire.message import Hello, Watch
 from server.session import BROADCAST_BUFFER
 
 from .conftest import Client, NodeFactory, start_race

@@ -1,6 +1,6 @@
-"""The search in C (``protocol/_fastsearch.c``) against the search it implements.
+"""The search in C (``protocol/solver/_fastsearch.c``) against the search it implements.
 
-``protocol.search`` defines the search: its rules, their order, what the table keeps.
+``protocol.solver.search`` defines the search: its rules, their order, what the table keeps.
 The C search must do exactly the same work from any position under any set of rules:
 the same outcome, the same node count, the same winning line and the same number of
 positions kept in the table. These tests compare the two on deals and on positions
@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from protocol import solver
 from protocol.game import Board, board_from_text, board_to_text
-from protocol.search import ALL_RULES, EARLY, MEMORY, NATURAL, UNDECIDED, search
-from protocol.solver import _state, run_search
+from protocol.solver import solver
+from protocol.solver.search import ALL_RULES, EARLY, MEMORY, NATURAL, UNDECIDED, search
+from protocol.solver.solver import _state, run_search
 
 VARIANTS = ("scorpion", "scorpion-ii", "wasp", "three-blind-mice")
 
@@ -30,7 +30,7 @@ VARIANTS = ("scorpion", "scorpion-ii", "wasp", "three-blind-mice")
 def _fast() -> Any:
     fast = vars(solver)["_fastsearch"]
     assert fast is not None, (
-        "protocol._fastsearch is missing: the package was installed without building it (setup.py)"
+        "protocol.solver._fastsearch is missing: the package was installed without building it (setup.py)"
     )
     return fast
 

@@ -1,6 +1,6 @@
 """The solver's search as installed (a C extension built by mypyc) against its Python source.
 
-``pip install`` compiles ``protocol/search.py`` with mypyc (``setup.py``); the same file
+``pip install`` compiles ``protocol/solver/search.py`` with mypyc (``setup.py``); the same file
 also runs as plain Python where no compiler is at hand. These tests check that the
 installed module is the compiled one (so the benchmarks measure what users run), that the
 constants it keeps for itself match the engine's, and that the compiled and the plain
@@ -18,18 +18,18 @@ from types import ModuleType
 
 import pytest
 
-import protocol.search as installed
+import protocol.solver.search as installed
 from protocol.game import Board, board_from_text
 from protocol.game import board as board_module
 from protocol.game.board import NO_CARD
 from protocol.game.move import CELL_BASE
-from protocol.solver import _state
+from protocol.solver.solver import _state
 
 SOURCE = Path(installed.__file__).with_name("search.py")
 
 
 def _plain() -> ModuleType:
-    """Load ``protocol/search.py`` as plain Python, under a name of its own."""
+    """Load ``protocol/solver/search.py`` as plain Python, under a name of its own."""
     name = "protocol._search_source"
     spec = importlib.util.spec_from_file_location(name, SOURCE)
     assert spec is not None and spec.loader is not None
@@ -48,7 +48,7 @@ def test_the_installed_search_is_the_compiled_extension() -> None:
     else:
         # pip install ran setup.py, which compiles the module where a C compiler exists.
         assert not installed.__file__.endswith(".py"), (
-            "protocol.search runs as plain Python: the package was installed without "
+            "protocol.solver.search runs as plain Python: the package was installed without "
             "building the mypyc extension (see setup.py)"
         )
     assert SOURCE.is_file()

@@ -24,11 +24,9 @@ from protocol.game import (
     card_text,
     move_from_json,
 )
-from protocol.search import ALL_RULES, EARLY, LOST, NATURAL, UNDECIDED, WON, _Run
 from protocol.solver import (
     Budget,
     Verdict,
-    _state,
     canonical_key,
     first_losing_move,
     is_winnable,
@@ -40,6 +38,8 @@ from protocol.solver import (
     wilson_interval,
     winning_move,
 )
+from protocol.solver.search import ALL_RULES, EARLY, LOST, NATURAL, UNDECIDED, WON, _Run
+from protocol.solver.solver import _state
 
 # Small deal numbers with a known verdict (found by this solver, each checked below).
 WINNABLE = {

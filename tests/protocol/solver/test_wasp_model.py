@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from protocol.game import DEAL, Board, Move, ReserveRule
-from protocol.search import EARLY, Search
-from protocol.solver import _state
+from protocol.solver.search import EARLY, Search
+from protocol.solver.solver import _state
 
 from .wasp_model import (
     UNWINNABLE,

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.codec import (
+from protocol.game import Board, player_view, summarize
+from protocol.game.move import Move
+from protocol.wire.codec import (
     JSON,
     MAX_CLIENT_FRAME,
     MAX_SERVER_FRAME,
@@ -25,11 +27,9 @@ from protocol.codec import (
     from_dict,
     to_dict,
 )
-from protocol.error import ErrorCode, ProtocolError
-from protocol.flow import Credits, Flow
-from protocol.game import Board, player_view, summarize
-from protocol.game.move import Move
-from protocol.message import (
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.flow import Credits, Flow
+from protocol.wire.message import (
     MESSAGES,
     Accepted,
     Error,
@@ -39,7 +39,7 @@ from protocol.message import (
     Progress,
     error_message,
 )
-from tests.protocol.test_message import messages, plain, strategy_for
+from tests.protocol.wire.test_message import messages, plain, strategy_for
 
 FORMATS: list[Format] = [MSGPACK, JSON]
 DECODING_CODES = {

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.error import ErrorCode, ProtocolError
-from protocol.flow import (
+from protocol.game.move import Move
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.flow import (
     ALLOWED,
     ANYWHERE,
     PLAYER_CREDITS,
@@ -18,8 +19,7 @@ from protocol.flow import (
     allowed,
     check,
 )
-from protocol.game.move import Move
-from protocol.message import (
+from protocol.wire.message import (
     CLIENT_TYPES,
     MESSAGES,
     SERVER_TYPES,

@@ -12,10 +12,10 @@ from typing import Any
 import msgpack
 import pytest
 
-from protocol.codec import JSON, MAX_CLIENT_FRAME, MSGPACK, Format, decode, encode
-from protocol.error import ErrorCode, ProtocolError
 from protocol.game.move import Move
-from protocol.message import (
+from protocol.wire.codec import JSON, MAX_CLIENT_FRAME, MSGPACK, Format, decode, encode
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.message import (
     MESSAGES,
     Hello,
     HintRequest,

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.error import ErrorCode, ProtocolError
 from protocol.game import Board, player_view, summarize
 from protocol.game.move import CELL_BASE, DEAL, Move, move_json
 from protocol.game.variant import VARIANTS
-from protocol.message import (
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.message import (
     CLIENT_TYPES,
     MAX_VERSION,
     MESSAGES,
@@ -636,7 +636,7 @@ def test_nested_records_are_checked_like_messages() -> None:
 
 
 def test_every_struct_subclass_in_the_module_is_documented() -> None:
-    import protocol.message as module
+    import protocol.wire.message as module
 
     for name in module.__all__:
         obj = getattr(module, name)
@@ -646,7 +646,7 @@ def test_every_struct_subclass_in_the_module_is_documented() -> None:
 
 # ---------------------------------------------------------------- the reference document
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
 
 
 def doc_examples() -> list[dict[str, Any]]:
