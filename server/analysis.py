@@ -1,18 +1,26 @@
 """Post-game analysis and practice checks, run by the solver in a worker process.
 
 Both functions take plain data and return plain data so they can cross a process
-boundary; the server runs them in a process pool, never on its event loop.
+boundary; the server runs them in a :class:`SolverPool`, never on its event loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from protocol.game import Board, move_from_text, move_json
 from protocol.solver import NATIVE, Budget, Verdict, first_losing_move, solve, solve_deal
 
-__all__ = ["ANALYSIS_NODES", "analyze_game", "check_position", "final_line"]
+from .lifeline import worker_pool
+
+__all__ = ["ANALYSIS_NODES", "SolverPool", "analyze_game", "check_position", "final_line"]
+
+log = logging.getLogger("scorpion.server")
 
 ANALYSIS_NODES = 2_000_000 if NATIVE else 200_000
 """Search budget per position, about a second at most either way: 2,000,000 nodes with the
@@ -63,3 +71,41 @@ def check_position(
     if solution.verdict is Verdict.WINNABLE and solution.moves:
         answer["move"] = move_json(solution.moves[0])
     return answer
+
+
+class SolverPool:
+    """The node's solver worker process, started on first use and replaced if it dies."""
+
+    def __init__(self, node: str) -> None:
+        self.node = node
+        self.pool: ProcessPoolExecutor | None = None
+
+    async def run(self, function: Callable[..., Any], *args: Any) -> Any:
+        """Run a solver function in the node's worker process (never on the event loop).
+
+        A worker that died (the kernel's out-of-memory killer, a kill) leaves its pool
+        broken for good: a new pool takes its place and the call is tried once more, so
+        one lost worker costs no analysis or hint, now or later.
+        """
+        try:
+            return await self._in_worker(function, args)
+        except BrokenProcessPool:
+            return await self._in_worker(function, args)
+
+    async def _in_worker(self, function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        if self.pool is None:
+            self.pool = worker_pool()
+        pool = self.pool
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, function, *args)
+        except BrokenProcessPool:
+            if self.pool is pool:  # not replaced yet by another call that met it
+                self.pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
+                log.warning("the solver's worker process died; starting another", extra={"node": self.node})
+            raise
+
+    def shutdown(self) -> None:
+        """Stop the worker process, dropping what it was asked to do."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)

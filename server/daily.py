@@ -127,3 +127,25 @@ class DailyService:
     def is_over(self, date: str) -> bool:
         """Tell whether a day has ended (its deal may then be revealed)."""
         return date < self.today()
+
+    async def attempt_over(self, date: str, variant: str, player: str) -> tuple[str | None, bool]:
+        """Return the player's ranked attempt of a day and whether it is over.
+
+        The attempt's game ending counts too: its end is published a moment before the
+        node that ended it records the attempt as over.
+        """
+        attempt, done = await self.store.daily_attempt(date, variant, player)
+        if attempt is not None and not done:
+            state = await self.store.game_state(attempt)
+            done = state is not None and state != "racing"
+        return attempt, done
+
+    async def may_see(self, player: str | None, daily: str | None, variant: str) -> bool:
+        """Tell whether a player may see a game of the daily ``daily`` (``None``: not a daily).
+
+        A daily game is seen only once the player's own ranked attempt of that day is over.
+        """
+        if daily is None or player is None:
+            return daily is None
+        _, done = await self.attempt_over(daily, variant, player)
+        return done

@@ -53,7 +53,7 @@ async def run(config: Config) -> None:
     """Start a node, print where it listens, serve until a stop signal, shut down gracefully."""
     server = ScorpionServer(config)
     await server.start()
-    print(f"scorpion-server listening on ws://{config.host}:{server.port}/ (node {server.node})", flush=True)
+    print(f"scorpion-server listening on ws://{config.host}:{server.port}/ (node {server.name})", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

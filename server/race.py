@@ -1,13 +1,10 @@
-"""Races: the node's view of running games, the move path and per-recipient projections.
+"""Races: the node's running games, the move path, snapshots and replays.
 
-A node keeps, for each game one of its clients is in, a :class:`LiveGame`: the game's
-settings and, per racer, a :class:`~protocol.game.Board` rebuilt from the racer's move list
-in Redis. Those boards are caches: a racer's board is validated against locally, committed
-through :meth:`Store.act`, and reloaded whenever the store says another node changed it.
-
-Events are stored once, in a neutral form (never a face-down card, never the deal number
-before the end), and projected per recipient: a racer sees their own board and only the
-progress of the others; a spectator sees every board as a spectator view.
+A node keeps, for each game one of its clients is in, a :class:`~server.live.LiveGame`: the
+game's settings and, per racer, a :class:`~protocol.game.Board` rebuilt from the racer's
+move list in Redis. Those boards are caches: a racer's board is validated against locally,
+committed through :meth:`Store.act`, and reloaded whenever the store says another node
+changed it. What each recipient receives of an event is :func:`server.live.project`.
 """
 
 from __future__ import annotations
@@ -16,9 +13,7 @@ import asyncio
 import json
 import logging
 import secrets
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -28,7 +23,6 @@ from protocol.game import (
     Board,
     Move,
     ReserveRule,
-    Status,
     draw_competitive_number,
     hints,
     move_from_text,
@@ -47,162 +41,20 @@ from protocol.wire.message import (
     Message,
     Options,
     PlayerLog,
-    Progress,
-    RaceEnded,
-    Racer,
     RacerBoard,
-    RacerProgress,
-    RaceStarted,
     ReplayLog,
     Snapshot,
-    SpectateEvent,
     SpectatorSnapshot,
     Standing,
     deal_commitment,
 )
 
+from .live import DONE, RACER_STATUS, LiveGame, new_game_id, now_ms, racer_fields
 from .store import Store
 
-__all__ = ["LiveGame", "RaceService", "project"]
+__all__ = ["RaceService"]
 
 log = logging.getLogger("scorpion.race")
-
-DONE = ("finished", "stuck", "resigned", "left")
-
-
-_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def new_game_id() -> str:
-    """Return a fresh game id: 10 letters and digits (59 random bits).
-
-    Short enough to keep move frames under 64 bytes, and never starting with ``-`` (which
-    a command line would take for an option).
-    """
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(10))
-
-
-def now_ms() -> int:
-    """Return the server's wall clock in milliseconds."""
-    return int(time.time() * 1000)
-
-
-@dataclass
-class LiveGame:
-    """What a node knows of one game (rebuildable from Redis at any time)."""
-
-    game_id: str
-    variant: str
-    rule: ReserveRule
-    options: Options
-    start: int
-    number: int
-    salt: str
-    commitment: str
-    roster: list[tuple[str, str]]
-    room: str | None
-    time_limit_ms: int
-    mode: str = "race"
-    daily: str | None = None
-    saved: bool = False
-    rematch_of: str | None = None
-    """The race this one is a rematch of (its racers asked to race again)."""
-    version: int = 0
-    ended: bool = False
-    boards: dict[str, Board | None] = field(default_factory=dict)
-    changed: dict[str, int] = field(default_factory=dict)
-    status: dict[str, str] = field(default_factory=dict)
-    summary: dict[str, dict[str, Any]] = field(default_factory=dict)
-    finished_ms: dict[str, int] = field(default_factory=dict)
-    locks: dict[str, asyncio.Lock] = field(default_factory=dict)
-    listeners: set[Any] = field(default_factory=set)
-    timer: asyncio.Task[None] | None = None
-
-    def racer_ids(self) -> list[str]:
-        """Return the racers' ids in seat order."""
-        return [pid for pid, _ in self.roster]
-
-    def name_of(self, player_id: str) -> str:
-        """Return a racer's display name."""
-        return dict(self.roster).get(player_id, "?")
-
-    def elapsed_seconds(self, at_ms: int) -> int:
-        """Return whole seconds from the start to ``at_ms`` (never negative)."""
-        return max(0, (at_ms - self.start) // 1000)
-
-    def racers(self) -> tuple[Racer, ...]:
-        """Return the roster as wire records."""
-        return tuple(Racer(player=pid, name=name) for pid, name in self.roster)
-
-    def progress(self) -> tuple[RacerProgress, ...]:
-        """Return every racer's latest summary and status, in seat order."""
-        return tuple(
-            RacerProgress(player=pid, summary=self.summary.get(pid, {}), status=self.status[pid])
-            for pid in self.racer_ids()
-        )
-
-
-_RACER_STATUS = {Status.WON: "finished", Status.STUCK: "stuck"}
-"""A racer's status after a move that leaves the game won or stuck (else ``playing``)."""
-
-
-def _fields(summary: dict[str, Any], status: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"summary": json.dumps(summary), "status": status}
-    if extra:
-        out.update(extra)
-    return out
-
-
-def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | None) -> Message | None:
-    """Return what ``viewer`` (a racer's id, or ``None`` for a spectator) receives of an event."""
-    kind = event["type"]
-    if kind == "race_started":
-        if viewer is None:
-            return None
-        return RaceStarted(
-            game=game.game_id,
-            v=version,
-            variant=game.variant,
-            options=game.options,
-            start=game.start,
-            commitment=game.commitment,
-            view=event["view"],
-            roster=game.racers(),
-            room=game.room,
-            daily=game.daily,
-            mode=game.mode,
-        )
-    if kind in ("move", "status"):
-        player = event["player"]
-        if viewer is None:
-            return SpectateEvent.trusted(
-                game=game.game_id,
-                v=version,
-                player=player,
-                view=event["view"],
-                summary=event["summary"],
-                status=event["status"],
-            )
-        if viewer == player:
-            return Accepted.trusted(
-                game=game.game_id,
-                v=version,
-                view=event["view"],
-                summary=event["summary"],
-                status=event["status"],
-            )
-        return Progress.trusted(
-            game=game.game_id, v=version, player=player, summary=event["summary"], status=event["status"]
-        )
-    if kind == "race_ended":
-        return RaceEnded(
-            game=game.game_id,
-            v=version,
-            standings=tuple(Standing(**s) for s in event["standings"]),
-            number=event.get("number"),
-            salt=event.get("salt"),
-        )
-    return None
 
 
 class RaceService:
@@ -228,6 +80,18 @@ class RaceService:
         self.on_race_done = on_race_done
         self.on_event = on_event or (lambda game_id, version, event: None)
         self._loading: dict[str, asyncio.Future[LiveGame | None]] = {}
+
+    def listen(
+        self,
+        *,
+        on_game_loaded: Callable[[LiveGame], Any],
+        on_race_done: Callable[[LiveGame, list[dict[str, Any]], dict[str, int]], Any],
+        on_event: Callable[[str, int, dict[str, Any]], None],
+    ) -> None:
+        """Say who hears of a game loaded, an event committed here, and a race done."""
+        self.on_game_loaded = on_game_loaded
+        self.on_race_done = on_race_done
+        self.on_event = on_event
 
     # -- starting -----------------------------------------------------------------------
 
@@ -276,7 +140,7 @@ class RaceService:
             "rematch_of": rematch_of or "",
         }
         event = json.dumps({"type": "race_started", "view": opening, "at": start})
-        await self.store.create_game(game_id, meta, racers, event, _fields(summary, "playing"))
+        await self.store.create_game(game_id, meta, racers, event, racer_fields(summary, "playing"))
         return game_id
 
     # -- loading ------------------------------------------------------------------------
@@ -474,7 +338,7 @@ class RaceService:
             op, text = "push", move_text(chosen)
         state = board.status()
         if kind != "resign":
-            status = _RACER_STATUS.get(state, "playing")
+            status = RACER_STATUS.get(state, "playing")
         summary = summary_data(board, elapsed, state)
         view = view_data(board)
         record = {
@@ -556,7 +420,7 @@ class RaceService:
             "at": now,
         }
         version = await self.store.set_racer_status(
-            game_id, player_id, json.dumps(record), _fields(summary, "left", {"finished": now})
+            game_id, player_id, json.dumps(record), racer_fields(summary, "left", {"finished": now})
         )
         if version:
             self.on_event(game_id, version, record)

@@ -1,15 +1,21 @@
-"""One websocket connection: who it is, what it follows, its send queue and its credits."""
+"""One websocket connection: who it is, what it follows, its send queue and its credits.
+
+A session knows nothing of the server around it: what its game events become on the wire
+comes from an :class:`EventSource` (the node's game feed), and its limits from a
+:class:`SessionLimits` record, the way websockets' I/O layer sits apart from its protocol.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
@@ -18,27 +24,61 @@ from protocol.wire.codec import Format, encode
 from protocol.wire.flow import Credits, Flow
 from protocol.wire.message import Message
 
-from .race import project
-
-if TYPE_CHECKING:
-    from .app import ScorpionServer
-
-__all__ = ["Session"]
+__all__ = ["BROADCAST_BUFFER", "EventSource", "Session", "SessionLimits"]
 
 log = logging.getLogger("scorpion.session")
 _ids = itertools.count(1)
 BROADCAST_BUFFER = 64 * 1024
 """Bytes waiting in a socket's buffer above which a connection no longer takes broadcasts."""
 
+Frame = Message | bytes | str
+"""A message to encode for this connection, or a frame already encoded for a crowd."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLimits:
+    """How much one connection may ask and be sent (from the node's configuration)."""
+
+    message_credits: int
+    spectator_credits: int
+    credit_window: float
+    rate_limit_strikes: int
+    send_queue: int
+
+
+class EventSource(Protocol):
+    """Where a session's game events come from: the node's game feed implements it."""
+
+    def frames(
+        self, game_id: str, version: int, event: dict[str, Any], viewer: str | None, fmt: Format
+    ) -> list[Frame]:
+        """Return what ``viewer`` (a racer, or ``None`` for a spectator) is sent of one event."""
+
+    async def missed(self, game_id: str, after: int, upto: int, viewer: str | None) -> list[Message]:
+        """Return what ``viewer`` is sent of the events after version ``after`` up to ``upto``."""
+
+    async def resync(self, game_id: str, viewer: str | None) -> Message | None:
+        """Return a fresh snapshot of a game for ``viewer``, or ``None`` if it is not followed."""
+
 
 class Session:
     """State of one connection; outgoing messages go through one bounded queue in order."""
 
-    def __init__(self, app: ScorpionServer, ws: ServerConnection, fmt: Format) -> None:
-        self.app = app
+    def __init__(
+        self,
+        ws: ServerConnection,
+        fmt: Format,
+        node: str,
+        limits: SessionLimits,
+        source: EventSource,
+        on_resync: Callable[[], None] | None = None,
+    ) -> None:
         self.ws = ws
         self.fmt = fmt
-        self.id = f"{app.node}/{next(_ids)}"
+        self.id = f"{node}/{next(_ids)}"
+        self.limits = limits
+        self.source = source
+        self.on_resync = on_resync or (lambda: None)
         self.player: str | None = None
         self.name = ""
         self.room: str | None = None
@@ -56,11 +96,9 @@ class Session:
         self.closing = False
         self.forgotten = False
         self.flow = Flow()
-        self.player_credits = Credits(
-            app.config.message_credits, app.config.credit_window, app.config.rate_limit_strikes
-        )
+        self.player_credits = Credits(limits.message_credits, limits.credit_window, limits.rate_limit_strikes)
         self.spectator_credits = Credits(
-            app.config.spectator_credits, app.config.credit_window, app.config.rate_limit_strikes
+            limits.spectator_credits, limits.credit_window, limits.rate_limit_strikes
         )
         self.writer: asyncio.Task[None] | None = None
 
@@ -112,7 +150,7 @@ class Session:
         if self.closed:
             return
         self.events_queued += 1
-        if self.events_queued > self.app.config.send_queue:
+        if self.events_queued > self.limits.send_queue:
             self._overflow()
             return
         self.out.append(item)
@@ -128,7 +166,7 @@ class Session:
         for game_id in self.watching:
             self.out.append(("resync", game_id, True))
         self.events_queued = 0
-        self.app.metrics.resyncs.inc()
+        self.on_resync()
         self.wake.set()
 
     def deliver(self, game_id: str, version: int, event: dict[str, Any], spectator: bool) -> None:
@@ -197,51 +235,30 @@ class Session:
 
     def _event_messages(
         self, game_id: str, version: int, event: dict[str, Any], spectator: bool
-    ) -> list[Message | bytes | str]:
-        game = self.app.race.games.get(game_id)
-        if game is None:
-            return []
-        if spectator and event["type"] in ("move", "status"):
-            return [self.app.spectator_frame(game, version, event, self.fmt)]
-        projected = project(game, version, event, None if spectator else self.player)
-        return [projected] if projected is not None else []
+    ) -> list[Frame]:
+        viewer = None if spectator else self.player
+        return self.source.frames(game_id, version, event, viewer, self.fmt)
 
-    async def _materialize(self, item: tuple[Any, ...]) -> list[Message | bytes | str]:
+    async def _materialize(self, item: tuple[Any, ...]) -> list[Frame]:
         kind = item[0]
         if kind == "msg":
             message: Message = item[1]
             return [message]
-        race = self.app.race
         if kind == "event":
             _, game_id, version, event, spectator = item
             return self._event_messages(game_id, version, event, spectator)
         if kind == "gap":
             _, game_id, after, upto, spectator = item
-            game = race.games.get(game_id)
-            if game is None:
-                return []
-            out: list[Message | bytes | str] = []
-            for version, raw in await self.app.store.events(game_id, after):
-                if version > upto:
-                    break
-                projected = project(game, version, json.loads(raw), None if spectator else self.player)
-                if projected is not None:
-                    out.append(projected)
-            return out
+            return list(await self.source.missed(game_id, after, upto, None if spectator else self.player))
         if kind == "resync":
             _, game_id, spectator = item
-            game = race.games.get(game_id)
-            if game is None:
+            if not spectator:
+                assert self.player is not None
+            snapshot = await self.source.resync(game_id, None if spectator else self.player)
+            if snapshot is None:
                 return []
-            if spectator:
-                delay_ms = game.options.spectator_delay * 1000
-                count = self.app.spectator_totals.get(game_id, self.app.spectator_count(game_id))
-                snapshot = await race.spectator_snapshot(game, count, delay_ms)
-                self.watching[game_id] = max(self.watching.get(game_id, 0), snapshot.v)
-                return [snapshot]
-            assert self.player is not None
-            snapshot = await race.snapshot(game, self.player)
-            self.games[game_id] = max(self.games.get(game_id, 0), snapshot.v)
+            follows = self.watching if spectator else self.games
+            follows[game_id] = max(follows.get(game_id, 0), getattr(snapshot, "v", 0))
             return [snapshot]
         return []
 

@@ -57,3 +57,123 @@ def test_layer_check_catches_a_forbidden_import(tmp_path: Path) -> None:
 def test_every_layer_has_source_files() -> None:
     for package in FORBIDDEN:
         assert files_of(package), f"{package}/ has no Python files"
+
+
+# ---------------------------------------------------------------- import circles
+
+TREE = ("protocol", "server", "client")
+
+
+def module_name(path: Path, root: Path) -> str:
+    """Return the dotted module name of a source file under ``root``."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def import_graph(root: Path, packages: tuple[str, ...] = TREE) -> dict[str, set[str]]:
+    """Return, for every module of ``packages``, the modules of the tree it imports.
+
+    Every import counts, those under ``TYPE_CHECKING`` and inside functions too: a circle
+    hidden from the interpreter is still a circle to a reader.
+    """
+    paths = [p for package in packages for p in sorted((root / package).rglob("*.py"))]
+    modules = {module_name(p, root): p for p in paths}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        targets: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = name.split(".") if is_package else name.split(".")[:-1]
+                    base = base[: len(base) - (node.level - 1)]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                targets.add(source)
+                targets.update(f"{source}.{alias.name}" for alias in node.names)
+        # A module's own packages are imported before it in any case: no edge to them.
+        graph[name] = {t for t in targets if t in modules and t != name and not name.startswith(t + ".")}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Return the import circles of a graph: its strongly connected parts of two or more."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                part.append(member)
+                if member == node:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_of_the_tree_is_part_of_an_import_circle() -> None:
+    found = circles(import_graph(ROOT))
+    assert not found, "import circles: " + "; ".join(" <-> ".join(part) for part in found)
+
+
+def test_the_circle_check_catches_a_circle_hidden_behind_type_checking(tmp_path: Path) -> None:
+    package = tmp_path / "server"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .b import thing\n")
+    (package / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from server.a import other\nthing = 1\n"
+    )
+    (package / "c.py").write_text("from . import a\n")
+    graph = import_graph(tmp_path, ("server",))
+    assert graph["server.c"] == {"server.a"}
+    assert circles(graph) == [["server.a", "server.b"]]
+
+
+# ---------------------------------------------------------------- the server's floors
+
+SERVER_FILES = files_of("server")
+
+
+def test_only_main_imports_the_server_object() -> None:
+    graph = import_graph(ROOT, ("server",))
+    importers = sorted(name for name, targets in graph.items() if "server.app" in targets)
+    assert importers == ["server.main"]
+
+
+def test_every_client_message_type_has_exactly_one_handler() -> None:
+    from protocol.wire.message import CLIENT_TYPES, MESSAGES
+    from server.handlers import HANDLERS
+
+    served = {kind.TYPE for kind in HANDLERS}
+    assert served == set(CLIENT_TYPES), {
+        "without a handler": sorted(set(CLIENT_TYPES) - served),
+        "not a client message": sorted(served - set(CLIENT_TYPES)),
+    }
+    assert all(MESSAGES[kind.TYPE] is kind for kind in HANDLERS)

@@ -83,9 +83,9 @@ async def test_a_spectator_on_another_node_sees_a_consistent_snapshot_then_every
 async def test_a_crowd_written_in_small_batches_gets_every_event_in_order(
     local_node: Any, open_client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import server.app
+    import server.feed
 
-    monkeypatch.setattr(server.app, "FAN_OUT_BATCH", 2)  # yield to the loop after every 2 sockets
+    monkeypatch.setattr(server.feed, "FAN_OUT_BATCH", 2)  # yield to the loop after every 2 sockets
     node = await local_node(test_deals=str(DEAL))
     ann: Client = await open_client(node, "Ann")
     bob: Client = await open_client(node, "Bob")
@@ -196,7 +196,8 @@ async def test_a_slow_reader_is_resynced_instead_of_buffering_without_bound(
     eve: Client = await open_client(node, "Eve")
     await eve.request({"type": "watch", "room": room["room"]})
     server = node.server
-    session = next(s for s in server.sessions if s.player == eve.player)
+    assert server.node is not None
+    session = next(s for s in server.node.sessions if s.player == eve.player)
     eve.ws.transport.pause_reading()  # the spectator stops reading
     event = {"type": "move", "player": ann.player, "view": start["view"], "summary": {}, "status": "playing"}
     version = session.watching[start["game"]]

@@ -1,0 +1,103 @@
+"""Who the player is: hello, ping, statistics, and forget-me."""
+
+from __future__ import annotations
+
+from protocol.game import VARIANTS
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.flow import CLOSE_NORMAL
+from protocol.wire.message import (
+    ForgetMe,
+    Forgotten,
+    Hello,
+    Message,
+    Ping,
+    Pong,
+    Stats,
+    StatsInfo,
+    VariantStats,
+    Welcome,
+)
+
+from ..live import now_ms
+from ..node import Handler, Node
+from ..session import Session
+
+__all__ = ["HANDLERS"]
+
+
+async def on_hello(node: Node, session: Session, message: Hello) -> None:
+    """Name the connection's player: a new one, or the one a token stands for."""
+    if message.token:
+        found = await node.store.player_by_token(message.token)
+        if found is None:
+            raise ProtocolError(
+                ErrorCode.BAD_TOKEN, "that token is unknown: say hello without it to start anew"
+            )
+        player, name = found
+        token = message.token
+        if name != message.name:
+            await node.store.rename_player(player, message.name)
+    else:
+        player, token = await node.store.create_player(message.name, now_ms())
+    session.player, session.name = player, message.name
+    await node.presence.arrive(session, player)
+    places = await node.store.player_places(player)
+    games: tuple[str, ...] = ()
+    if "game" in places:
+        game = await node.race.load(places["game"])
+        if game is not None and not game.ended:
+            games = (game.game_id,)
+    session.send(
+        Welcome(player=player, token=token, name=message.name, now=now_ms(), games=games, ref=message.ref)
+    )
+
+
+async def on_ping(node: Node, session: Session, message: Ping) -> None:
+    """Answer with the server's clock."""
+    session.send(Pong(now=now_ms(), ref=message.ref))
+
+
+async def on_stats(node: Node, session: Session, message: Stats) -> None:
+    """Send the player's statistics, for one variant or all."""
+    assert session.player is not None
+    variants = [message.variant] if message.variant else list(VARIANTS)
+    rows = []
+    for variant, raw in (await node.store.stats(session.player, variants)).items():
+        finished = int(raw.get("finished", 0))
+        rows.append(
+            VariantStats(
+                variant=variant,
+                started=int(raw.get("started", 0)),
+                won=int(raw.get("won", 0)),
+                best_score=max(0, int(raw.get("best_score", 0))),
+                best_time=int(raw["best_time"]) if "best_time" in raw else None,
+                average_score=int(raw.get("total_score", 0)) // finished if finished else 0,
+                streak=int(raw.get("streak", 0)),
+                longest_streak=int(raw.get("longest_streak", 0)),
+                dailies=int(raw.get("dailies", 0)),
+            )
+        )
+    session.send(StatsInfo(stats=tuple(rows), ref=message.ref))
+
+
+async def on_forget_me(node: Node, session: Session, message: ForgetMe) -> None:
+    """Remove everything kept of the player, then close all their connections."""
+    assert session.player is not None
+    player = session.player
+    places = await node.store.player_places(player)
+    if "game" in places and places["game"] not in await node.store.saved_games(player):
+        await node.race.mark_left(places["game"], player)  # rivals see them leave
+    removed = await node.store.forget_player(player, list(VARIANTS))
+    session.send(Forgotten(removed=removed, ref=message.ref))
+    for peer in list(node.presence.by_player.get(player, ())):
+        peer.forgotten = True
+        peer.closing = True
+        node.spawn(peer.close_after_flush(CLOSE_NORMAL, "forgotten"))
+
+
+HANDLERS: dict[type[Message], Handler] = {
+    Hello: on_hello,
+    Ping: on_ping,
+    Stats: on_stats,
+    ForgetMe: on_forget_me,
+}

@@ -1,0 +1,137 @@
+"""The daily tournament: the day's deal, the ranked attempt and practice, the leaderboards."""
+
+from __future__ import annotations
+
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.message import (
+    AroundMe,
+    Daily,
+    DailyInfo,
+    DailyStart,
+    Leaderboard,
+    LeaderboardPage,
+    Message,
+    Options,
+)
+
+from ..launch import start_single
+from ..live import new_game_id
+from ..node import Handler, Node
+from ..session import Session
+
+__all__ = ["HANDLERS"]
+
+
+async def on_daily_info(node: Node, session: Session, message: DailyInfo) -> None:
+    """Say what today's deal is (its commitment), whether the player has played it, and yesterday's."""
+    assert session.player is not None
+    daily = node.daily
+    date = daily.today()
+    deal = await daily.deal(date, message.variant)
+    attempt, done = await daily.attempt_over(date, message.variant, session.player)
+    previous = None
+    before = daily.previous_day(date)
+    revealed = await node.store.daily_deal(before, message.variant)
+    if "commitment" in revealed:
+        previous = {"date": before, **revealed}
+    session.send(
+        Daily(
+            date=date,
+            variant=message.variant,
+            commitment=deal.commitment,
+            ends=daily.bounds(date)[1],
+            played=attempt is not None,
+            finished=done,
+            previous=previous,
+            ref=message.ref,
+        )
+    )
+
+
+async def on_daily_start(node: Node, session: Session, message: DailyStart) -> None:
+    """Start the player's one ranked attempt of today's deal, or practice once it is over."""
+    assert session.player is not None
+    daily = node.daily
+    date = daily.today()
+    variant = message.variant
+    deal = await daily.deal(date, variant)
+    attempt, done = await daily.attempt_over(date, variant, session.player)
+    if message.practice:
+        if not done:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED, "practice opens once your ranked attempt of today is over"
+            )
+        options = Options(undo=True, hints=False, spectators=False)
+        await start_single(
+            node,
+            session,
+            variant,
+            options,
+            mode="practice",
+            ref=message.ref,
+            number=deal.number,
+            salt=deal.salt,
+            daily=date,
+        )
+        return
+    game_id = new_game_id()
+    if attempt is not None or not await node.store.claim_daily_attempt(
+        date, variant, session.player, game_id, daily.keep_ms
+    ):
+        raise ProtocolError(
+            ErrorCode.DAILY_ALREADY_PLAYED,
+            "you have used today's ranked attempt: resume it, "
+            "or ask with practice: true to replay the deal unranked",
+        )
+    options = Options(undo=True, hints=False, spectators=True)
+    await start_single(
+        node,
+        session,
+        variant,
+        options,
+        mode="daily",
+        ref=message.ref,
+        number=deal.number,
+        salt=deal.salt,
+        daily=date,
+        game_id=game_id,
+    )
+
+
+async def on_leaderboard(node: Node, session: Session, message: Leaderboard) -> None:
+    """Send one page of a day's leaderboard; with ``subscribe``, push it again as it changes."""
+    date = message.date or node.daily.today()
+    page = await node.leaderboards.page(
+        session.player, message.variant, date, message.offset, message.limit, message.ref
+    )
+    session.send(page)
+    if message.subscribe:
+        await node.leaderboards.follow(session, date, message.variant, message.limit)
+
+
+async def on_around_me(node: Node, session: Session, message: AroundMe) -> None:
+    """Send the rows of a day's leaderboard around the player's own."""
+    assert session.player is not None
+    date = message.date or node.daily.today()
+    rank = await node.store.board_rank(date, message.variant, session.player)
+    if rank is None:
+        total, _ = await node.store.board_page(date, message.variant, 0, 0)
+        session.send(
+            LeaderboardPage(
+                variant=message.variant, date=date, offset=0, total=total, entries=(), ref=message.ref
+            )
+        )
+        return
+    offset = max(0, rank - message.radius)
+    limit = rank - offset + message.radius + 1
+    session.send(
+        await node.leaderboards.page(session.player, message.variant, date, offset, limit, message.ref)
+    )
+
+
+HANDLERS: dict[type[Message], Handler] = {
+    DailyInfo: on_daily_info,
+    DailyStart: on_daily_start,
+    Leaderboard: on_leaderboard,
+    AroundMe: on_around_me,
+}

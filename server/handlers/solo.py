@@ -1,0 +1,102 @@
+"""Solo play: new games, replays of a deal, saved games and their resumption."""
+
+from __future__ import annotations
+
+import json
+
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.message import (
+    Message,
+    Options,
+    SavedGame,
+    SavedGames,
+    SavedGamesList,
+    SoloNew,
+    SoloReplay,
+    SoloResume,
+)
+
+from ..launch import start_single
+from ..live import LiveGame
+from ..node import Handler, Node
+from ..session import Session
+
+__all__ = ["HANDLERS"]
+
+
+async def on_solo_new(node: Node, session: Session, message: SoloNew) -> None:
+    """Start a solo game on a fresh deal, saved for later if asked."""
+    options = Options(undo=True, hints=True, spectators=False, reserve_rule=message.reserve_rule)
+    number = node.next_test_deal()
+    await start_single(
+        node,
+        session,
+        message.variant,
+        options,
+        mode="solo",
+        ref=message.ref,
+        number=number,
+        save=message.save,
+    )
+
+
+async def _own_solo_game(node: Node, session: Session, game_id: str) -> LiveGame:
+    game = await node.race.load(game_id)
+    if game is None:
+        raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {game_id!r}")
+    if session.player not in game.status or game.mode != "solo":
+        raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "that is not one of your solo games")
+    return game
+
+
+async def on_solo_replay(node: Node, session: Session, message: SoloReplay) -> None:
+    """Start a new solo game on the deal of one of the player's solo games."""
+    game = await _own_solo_game(node, session, message.game)
+    await start_single(
+        node,
+        session,
+        game.variant,
+        game.options,
+        mode="solo",
+        ref=message.ref,
+        number=game.number,
+        save=game.saved,
+    )
+
+
+async def on_solo_resume(node: Node, session: Session, message: SoloResume) -> None:
+    """Go on with one of the player's solo games that is not over."""
+    game = await _own_solo_game(node, session, message.game)
+    if game.ended:
+        raise ProtocolError(ErrorCode.GAME_OVER, "that game is over: replay it or start a new one")
+    await node.feed.resume_with_snapshot(session, game, message.ref)
+
+
+async def on_saved_games(node: Node, session: Session, message: SavedGames) -> None:
+    """List the player's saved solo games that are still going."""
+    assert session.player is not None
+    games = []
+    for game_id in await node.store.saved_games(session.player):
+        record = await node.store.game(game_id, with_moves=False)
+        mine = [r for r in record.racers if r.player_id == session.player] if record else []
+        if record is None or not mine or record.meta.get("state") != "racing":
+            await node.store.unsave_game(session.player, game_id)
+            continue
+        summary = json.loads(mine[0].fields.get("summary", "{}"))
+        games.append(
+            SavedGame(
+                game=game_id,
+                variant=record.meta["variant"],
+                start=int(record.meta["start"]),
+                summary=summary,
+            )
+        )
+    session.send(SavedGamesList(games=tuple(games), ref=message.ref))
+
+
+HANDLERS: dict[type[Message], Handler] = {
+    SoloNew: on_solo_new,
+    SoloReplay: on_solo_replay,
+    SoloResume: on_solo_resume,
+    SavedGames: on_saved_games,
+}

@@ -1,0 +1,116 @@
+"""Spectating: the live games list, watching a race, and replays of finished games."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.message import Games, GamesList, Message, Ok, Replay, SpectateBatch, Unwatch, Watch
+
+from ..live import LiveGame
+from ..node import Handler, Node
+from ..session import Session
+
+__all__ = ["HANDLERS"]
+
+
+async def on_games_list(node: Node, session: Session, message: GamesList) -> None:
+    """Send the live games the player may watch; with ``subscribe``, their changes too."""
+    infos = []
+    for game_id in await node.store.live_games():
+        game = await node.race.load(game_id)
+        if game is None or game.ended:
+            # Off the list at its end (a separate step from ending it, which a node
+            # could die between): whoever lists the games next finishes the job.
+            await node.store.drop_live(game_id)
+            continue
+        info = await node.feed.game_info(session, game, message.variant)
+        if info is not None:
+            infos.append(info)
+        await node.feed.maybe_forget(game)
+    session.send(Games(games=tuple(infos), ref=message.ref))
+    if message.subscribe:
+        await node.feed.follow_list(session, message.variant)
+    else:
+        await node.feed.stop_following_list(session)
+
+
+async def on_watch(node: Node, session: Session, message: Watch) -> None:
+    """Start watching a running race, by game id or room code: a snapshot, or what was missed."""
+    game_id = message.game
+    if game_id is None:
+        room = await node.store.room(message.room or "")
+        if room is None or not room.get("game"):
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, "no race is running in that room")
+        game_id = room["game"]
+    game = await node.race.load(game_id)
+    if game is None:
+        raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no game with that id is running")
+    if game.ended:
+        raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"that game is over: replay it instead (game {game_id})")
+    if not game.options.spectators:
+        raise ProtocolError(ErrorCode.SPECTATING_FORBIDDEN, "this race's host does not allow spectators")
+    if session.player in game.status:
+        raise ProtocolError(ErrorCode.SPECTATING_FORBIDDEN, "you cannot watch a race you are in")
+    if not await node.daily.may_see(session.player, game.daily, game.variant):
+        raise ProtocolError(
+            ErrorCode.SPECTATING_FORBIDDEN,
+            "that is a game of today's daily deal: finish your own ranked attempt before watching it",
+        )
+    game = await node.feed.watch(session, game)
+    count = node.feed.total_spectators(game_id)
+    if message.v is not None and not game.options.spectator_delay:
+        batch = await _spectator_batch(node, game, message.v, count, message.ref)
+        if batch is not None:
+            session.watching[game_id] = batch.v
+            session.send(batch)
+            return
+    delay_ms = game.options.spectator_delay * 1000
+    snapshot = await node.race.spectator_snapshot(game, count, delay_ms)
+    session.watching[game_id] = snapshot.v
+    session.send(dataclasses.replace(snapshot, ref=message.ref))
+
+
+async def _spectator_batch(
+    node: Node, game: LiveGame, since: int, count: int, ref: Any
+) -> SpectateBatch | None:
+    """Return the spectator events after version ``since``, or ``None`` (send a snapshot).
+
+    ``None`` when too many were missed, or when ``since`` is ahead of the game.
+    """
+    missed = await node.feed.missed_events(game, since, None)
+    if missed is None or (missed[1] == since and since > game.version):
+        return None
+    events, last = missed
+    return SpectateBatch(game=game.game_id, v=last, spectators=count, events=tuple(events), ref=ref)
+
+
+async def on_unwatch(node: Node, session: Session, message: Unwatch) -> None:
+    """Stop watching a game."""
+    await node.feed.stop_watching(session, message.game)
+    session.send(Ok(to="unwatch", ref=message.ref))
+
+
+async def on_replay(node: Node, session: Session, message: Replay) -> None:
+    """Send a finished game's whole log, to replay it move by move."""
+    game = await node.race.load(message.game)
+    if game is None:
+        raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no game with that id is kept")
+    if not game.ended:
+        raise ProtocolError(ErrorCode.NOT_ALLOWED, "that game is still running: watch it instead")
+    if game.daily and not node.daily.is_over(game.daily):
+        raise ProtocolError(
+            ErrorCode.SPECTATING_FORBIDDEN, "daily games are replayable once their day is over"
+        )
+    replay = await node.race.replay_log(game)
+    await node.feed.maybe_forget(game)
+    session.send(dataclasses.replace(replay, ref=message.ref))
+
+
+HANDLERS: dict[type[Message], Handler] = {
+    GamesList: on_games_list,
+    Watch: on_watch,
+    Unwatch: on_unwatch,
+    Replay: on_replay,
+}

@@ -1,0 +1,195 @@
+"""A node's record of one game, and what each recipient receives of its events.
+
+:class:`LiveGame` is what a node knows of a game (its settings, and per racer a board
+rebuilt from the racer's move list in Redis). Events are stored once, in a neutral form
+(never a face-down card, never the deal number before the end); :func:`project` turns one
+into what a racer (their own board, the others' progress) or a spectator receives.
+Pure: no I/O here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from protocol.game import Board, ReserveRule, Status
+from protocol.wire.message import (
+    Accepted,
+    Message,
+    Options,
+    Progress,
+    RaceEnded,
+    Racer,
+    RacerProgress,
+    RaceStarted,
+    SpectateEvent,
+    Standing,
+)
+
+__all__ = [
+    "DONE",
+    "RACER_STATUS",
+    "GameListener",
+    "LiveGame",
+    "new_game_id",
+    "now_ms",
+    "project",
+    "racer_fields",
+]
+
+
+class GameListener(Protocol):
+    """A connection that follows a game as one of its racers (a :class:`server.session.Session`)."""
+
+    player: str | None
+    games: dict[str, int]
+    """The games it races in, each with the last version it was sent."""
+
+    def send(self, message: Message) -> None:
+        """Queue an answer or notice for this connection."""
+
+    def deliver(self, game_id: str, version: int, event: dict[str, Any], spectator: bool) -> None:
+        """Queue one of the game's events for this connection."""
+
+
+DONE = ("finished", "stuck", "resigned", "left")
+
+
+_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def new_game_id() -> str:
+    """Return a fresh game id: 10 letters and digits (59 random bits).
+
+    Short enough to keep move frames under 64 bytes, and never starting with ``-`` (which
+    a command line would take for an option).
+    """
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(10))
+
+
+def now_ms() -> int:
+    """Return the server's wall clock in milliseconds."""
+    return int(time.time() * 1000)
+
+
+@dataclass
+class LiveGame:
+    """What a node knows of one game (rebuildable from Redis at any time)."""
+
+    game_id: str
+    variant: str
+    rule: ReserveRule
+    options: Options
+    start: int
+    number: int
+    salt: str
+    commitment: str
+    roster: list[tuple[str, str]]
+    room: str | None
+    time_limit_ms: int
+    mode: str = "race"
+    daily: str | None = None
+    saved: bool = False
+    rematch_of: str | None = None
+    """The race this one is a rematch of (its racers asked to race again)."""
+    version: int = 0
+    ended: bool = False
+    boards: dict[str, Board | None] = field(default_factory=dict)
+    changed: dict[str, int] = field(default_factory=dict)
+    status: dict[str, str] = field(default_factory=dict)
+    summary: dict[str, dict[str, Any]] = field(default_factory=dict)
+    finished_ms: dict[str, int] = field(default_factory=dict)
+    locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+    listeners: set[GameListener] = field(default_factory=set)
+    timer: asyncio.Task[None] | None = None
+
+    def racer_ids(self) -> list[str]:
+        """Return the racers' ids in seat order."""
+        return [pid for pid, _ in self.roster]
+
+    def name_of(self, player_id: str) -> str:
+        """Return a racer's display name."""
+        return dict(self.roster).get(player_id, "?")
+
+    def elapsed_seconds(self, at_ms: int) -> int:
+        """Return whole seconds from the start to ``at_ms`` (never negative)."""
+        return max(0, (at_ms - self.start) // 1000)
+
+    def racers(self) -> tuple[Racer, ...]:
+        """Return the roster as wire records."""
+        return tuple(Racer(player=pid, name=name) for pid, name in self.roster)
+
+    def progress(self) -> tuple[RacerProgress, ...]:
+        """Return every racer's latest summary and status, in seat order."""
+        return tuple(
+            RacerProgress(player=pid, summary=self.summary.get(pid, {}), status=self.status[pid])
+            for pid in self.racer_ids()
+        )
+
+
+RACER_STATUS = {Status.WON: "finished", Status.STUCK: "stuck"}
+"""A racer's status after a move that leaves the game won or stuck (else ``playing``)."""
+
+
+def racer_fields(summary: dict[str, Any], status: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return a racer's stored fields: its summary and status, and any ``extra``."""
+    out: dict[str, Any] = {"summary": json.dumps(summary), "status": status}
+    if extra:
+        out.update(extra)
+    return out
+
+
+def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | None) -> Message | None:
+    """Return what ``viewer`` (a racer's id, or ``None`` for a spectator) receives of an event."""
+    kind = event["type"]
+    if kind == "race_started":
+        if viewer is None:
+            return None
+        return RaceStarted(
+            game=game.game_id,
+            v=version,
+            variant=game.variant,
+            options=game.options,
+            start=game.start,
+            commitment=game.commitment,
+            view=event["view"],
+            roster=game.racers(),
+            room=game.room,
+            daily=game.daily,
+            mode=game.mode,
+        )
+    if kind in ("move", "status"):
+        player = event["player"]
+        if viewer is None:
+            return SpectateEvent.trusted(
+                game=game.game_id,
+                v=version,
+                player=player,
+                view=event["view"],
+                summary=event["summary"],
+                status=event["status"],
+            )
+        if viewer == player:
+            return Accepted.trusted(
+                game=game.game_id,
+                v=version,
+                view=event["view"],
+                summary=event["summary"],
+                status=event["status"],
+            )
+        return Progress.trusted(
+            game=game.game_id, v=version, player=player, summary=event["summary"], status=event["status"]
+        )
+    if kind == "race_ended":
+        return RaceEnded(
+            game=game.game_id,
+            v=version,
+            standings=tuple(Standing(**s) for s in event["standings"]),
+            number=event.get("number"),
+            salt=event.get("salt"),
+        )
+    return None

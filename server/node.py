@@ -1,0 +1,116 @@
+"""What every feature of a node shares: its settings, store, services and connections.
+
+The handlers (``server/handlers/``) receive a :class:`Node` and a session; nothing here
+handles a message itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from protocol.wire.error import ErrorCode, ProtocolError
+
+from .analysis import SolverPool
+from .config import Config
+from .daily import DailyService
+from .feed import GameFeed
+from .hub import Hub
+from .leaderboard import Leaderboards
+from .live import LiveGame
+from .metrics import Metrics
+from .presence import Presence
+from .race import RaceService
+from .results import Results
+from .session import Session
+from .store import Store
+from .tasks import Tasks
+
+__all__ = ["Handler", "Node"]
+
+log = logging.getLogger("scorpion.server")
+
+Handler = Callable[["Node", Session, Any], Awaitable[None]]
+"""A message handler: ``async def on_x(node, session, message) -> None``."""
+
+
+class Node:
+    """One node's shared state and services, wired together once Redis answers."""
+
+    def __init__(
+        self,
+        config: Config,
+        name: str,
+        store: Store,
+        hub: Hub,
+        metrics: Metrics,
+        tasks: Tasks,
+        clock: Callable[[], float],
+    ) -> None:
+        self.config = config
+        self.name = name
+        self.store = store
+        self.hub = hub
+        self.metrics = metrics
+        self.tasks = tasks
+        self.clock = clock
+        self.sessions: set[Session] = set()
+        self.daily = DailyService(store, clock=clock, keep_days=config.leaderboard_days)
+        self.race = RaceService(
+            store, node=name, time_limit=config.race_time_limit, keep_finished=config.finished_game_ttl
+        )
+        self.feed = GameFeed(
+            self.race,
+            store,
+            hub,
+            self.daily,
+            metrics,
+            tasks,
+            node=name,
+            spectator_lag=config.spectator_lag,
+            spectator_tick=config.spectator_tick,
+        )
+        self.solver = SolverPool(name)
+        self.results = Results(store, self.daily, self.solver, tasks, keep_finished=config.finished_game_ttl)
+        self.race.listen(
+            on_game_loaded=self.feed.game_loaded,
+            on_race_done=self.results.race_done,
+            on_event=self.feed.local_event,
+        )
+        self.presence = Presence(
+            store,
+            hub,
+            self.race,
+            self.feed,
+            metrics,
+            tasks,
+            grace_period=config.grace_period,
+            node_timeout=config.node_timeout,
+            node_heartbeat=config.node_heartbeat,
+        )
+        self.leaderboards = Leaderboards(store, hub, tasks)
+        self.test_deals = [int(n) for n in config.test_deals.split(",") if n.strip()]
+        if self.test_deals:
+            log.warning(
+                "using fixed test deals: never do this in production", extra={"deals": config.test_deals}
+            )
+
+    def spawn(self, coro: Awaitable[Any]) -> Any:
+        """Run a background task the node keeps track of (and cancels at shutdown)."""
+        return self.tasks.spawn(coro)
+
+    async def own_game(self, session: Session, game_id: str, stranger: str) -> LiveGame:
+        """Return a kept game the session's player races in; else ``no_such_game`` or ``not_your_game``."""
+        game = await self.race.load(game_id)
+        if game is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"no game {game_id!r} is kept")
+        if session.player not in game.status:
+            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, stranger)
+        return game
+
+    def next_test_deal(self) -> int | None:
+        """Return the next fixed deal number of a test run, or ``None`` (a fresh secret deal)."""
+        if not self.test_deals:
+            return None
+        return self.test_deals.pop(0) if len(self.test_deals) > 1 else self.test_deals[0]

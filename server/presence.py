@@ -1,0 +1,176 @@
+"""Who is connected: a player's connections on this node, their notices, and their absence.
+
+A player's connections share one notice channel (room changes, countdowns, a match found,
+a race started, an analysis ready, a rematch offered). A racer who disconnects gets a grace
+period to come back, on any node, before they count as having left; so do the racers of a
+node that went silent (killed without closing its connections).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from protocol.wire.flow import State
+from protocol.wire.message import Analysis, Countdown, MatchFound, Racer, RematchOffered, RoomState
+
+from .feed import GameFeed
+from .hub import Hub
+from .live import now_ms
+from .metrics import Metrics
+from .race import RaceService
+from .room import leave_room
+from .session import Session
+from .store import Store, player_channel
+from .tasks import Tasks
+
+__all__ = ["Presence"]
+
+log = logging.getLogger("scorpion.server")
+
+
+class Presence:
+    """Track this node's connections per player; start grace periods; deliver notices."""
+
+    def __init__(
+        self,
+        store: Store,
+        hub: Hub,
+        race: RaceService,
+        feed: GameFeed,
+        metrics: Metrics,
+        tasks: Tasks,
+        *,
+        grace_period: float,
+        node_timeout: float,
+        node_heartbeat: float,
+    ) -> None:
+        self.store = store
+        self.hub = hub
+        self.race = race
+        self.feed = feed
+        self.metrics = metrics
+        self.tasks = tasks
+        self.grace_period = grace_period
+        self.node_timeout = node_timeout
+        self.node_heartbeat = node_heartbeat
+        self.by_player: dict[str, set[Session]] = {}
+
+    async def arrive(self, session: Session, player: str) -> None:
+        """Count a connection of ``player`` that has said hello, and listen to their notices."""
+        peers = self.by_player.setdefault(player, set())
+        if not peers:
+            await self.hub.subscribe(player_channel(player), self._on_player_notice)
+        peers.add(session)
+        await self.store.presence(player, 1)
+
+    async def leave(self, session: Session) -> None:
+        """Forget a closed connection of a player; start their grace period if it was the last."""
+        if session.player is None:
+            return
+        player = session.player
+        peers = self.by_player.get(player, set())
+        peers.discard(session)
+        if not peers:
+            self.by_player.pop(player, None)
+            with contextlib.suppress(Exception):
+                await self.hub.unsubscribe(player_channel(player), self._on_player_notice)
+        if session.forgotten:
+            return  # nothing of theirs is left to clean up
+        with contextlib.suppress(Exception):
+            remaining = await self.store.presence(player, -1)
+            if session.queued:
+                await self.store.dequeue(session.queued, player)
+            if session.room and session.flow.state is State.IN_ROOM and remaining == 0:
+                await leave_room(self.store, session)
+            if remaining == 0:
+                places = await self.store.player_places(player)
+                if "game" in places:
+                    self.tasks.spawn(self.grace(player, places["game"]))
+
+    # -- absence --------------------------------------------------------------------------
+
+    async def heartbeat(self) -> None:
+        """Tell the other nodes this one is alive; take over the racers of nodes that died.
+
+        A node killed without closing its connections leaves its players counted as
+        connected. Once it has been silent for ``node_timeout``, every other node drops
+        that node's connections of the racers in the games it follows and starts their
+        grace period, as if they had just disconnected (a racer who comes back in time,
+        to any node, races on). A node that finds itself silent for that long (stalled,
+        or cut off from Redis) states its own connections again.
+        """
+        handled: set[str] = set()
+        timeout_ms = int(self.node_timeout * 1000)
+        last = now_ms()
+        while True:
+            try:
+                now = now_ms()
+                silent = await self.store.heartbeat(now, timeout_ms)
+                if now - last > timeout_ms:
+                    await self.store.restate_presence({p: len(s) for p, s in self.by_player.items()})
+                last = now
+                for node in silent:
+                    if node not in handled:
+                        handled.add(node)
+                        await self._take_over(node)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.metrics.redis_errors.inc()
+                log.warning("heartbeat failed", extra={"error": repr(exc)})
+            await asyncio.sleep(self.node_heartbeat)
+
+    async def _take_over(self, node: str) -> None:
+        log.warning("a node went silent: its racers get their grace period", extra={"silent": node})
+        for game in list(self.race.games.values()):
+            if game.ended:
+                continue
+            for player, status in list(game.status.items()):
+                if status == "playing" and await self.store.forget_node_presence(player, node) == 0:
+                    self.tasks.spawn(self.grace(player, game.game_id))
+
+    async def grace(self, player: str, game_id: str) -> None:
+        """Wait the grace period; a racer still away then has left the race."""
+        await asyncio.sleep(self.grace_period)
+        if await self.store.presence(player, 0) > 0:
+            return
+        game = await self.race.load(game_id)
+        if game is not None and game.saved:
+            return  # a saved solo game waits for its player
+        await self.race.mark_left(game_id, player)
+
+    # -- notices to one player --------------------------------------------------------------
+
+    def _on_player_notice(self, channel: str, data: str) -> None:
+        player = channel[2:]
+        notice = json.loads(data)
+        for session in list(self.by_player.get(player, ())):
+            self.tasks.spawn(self._apply_notice(session, notice))
+
+    async def _apply_notice(self, session: Session, notice: dict[str, Any]) -> None:
+        kind = notice["kind"]
+        if kind == "room":
+            session.send(RoomState.from_dict(notice["room"]))
+        elif kind == "countdown":
+            session.send(Countdown(room=notice["room"], seconds=notice["seconds"], start=notice["start"]))
+        elif kind == "match":
+            session.queued = None
+            if session.queue_timer is not None:
+                session.queue_timer.cancel()
+            players = tuple(Racer(**p) for p in notice["players"])
+            session.send(MatchFound(variant=notice["variant"], players=players, start=notice["start"]))
+        elif kind == "race":
+            session.room = None
+            await self.feed.attach(session, notice["game"], 0)
+        elif kind == "analysis":
+            session.send(Analysis(game=notice["game"], player=session.player or "", **notice["analysis"]))
+        elif kind == "rematch":
+            session.send(
+                RematchOffered(
+                    game=notice["game"], room=notice["room"], player=notice["player"], name=notice["name"]
+                )
+            )

@@ -1,0 +1,74 @@
+"""What a finished game leaves behind: statistics, saved games, the daily board, analyses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .analysis import SolverPool, analyze_game
+from .daily import DailyService, leaderboard_key
+from .live import LiveGame
+from .store import Store
+from .tasks import Tasks
+
+__all__ = ["Results"]
+
+
+class Results:
+    """Record finished games (the race service calls :meth:`race_done`)."""
+
+    def __init__(
+        self, store: Store, daily: DailyService, solver: SolverPool, tasks: Tasks, *, keep_finished: float
+    ) -> None:
+        self.store = store
+        self.daily = daily
+        self.solver = solver
+        self.tasks = tasks
+        self.keep_ms = int(keep_finished * 1000)
+
+    async def race_done(
+        self, game: LiveGame, standings: list[dict[str, Any]], finished: dict[str, int]
+    ) -> None:
+        """Record a finished game: statistics, saved games, the daily leaderboard."""
+        for row in standings:
+            player = row["player"]
+            won = row["status"] == "finished"
+            if game.mode != "practice":
+                await self.store.count_finish(
+                    player,
+                    game.variant,
+                    won=won,
+                    score=row["score"],
+                    elapsed=row["elapsed"],
+                    daily=game.mode == "daily",
+                )
+                await self.store.add_result(player, game.game_id)
+            if game.mode == "solo":
+                await self.store.unsave_game(player, game.game_id)
+            if game.mode != "practice":
+                self.tasks.spawn(self._analyze(game, player))
+            if game.mode == "daily" and game.daily:
+                keep = self.daily.keep_ms
+                await self.store.finish_daily_attempt(game.daily, game.variant, player, keep)
+                day_start = self.daily.bounds(game.daily)[0]
+                key = leaderboard_key(row["score"], row["elapsed"], finished[player], day_start)
+                entry = json.dumps(
+                    {
+                        "name": row["name"],
+                        "score": row["score"],
+                        "elapsed": row["elapsed"],
+                        "finished": finished[player],
+                    }
+                )
+                await self.store.submit_score(game.daily, game.variant, player, key, entry, keep)
+
+    async def _analyze(self, game: LiveGame, player: str) -> None:
+        """Compute, store and push one racer's post-game analysis."""
+        racer = await self.store.racer(game.game_id, player)
+        if racer is None:
+            return
+        result = await self.solver.run(analyze_game, game.variant, game.number, game.rule.value, racer.moves)
+        await self.store.save_analysis(game.game_id, player, json.dumps(result), self.keep_ms)
+        if game.daily and not self.daily.is_over(game.daily):
+            return  # it would give the day's deal away: asked for once the day is over
+        await self.store.notify(player, {"kind": "analysis", "game": game.game_id, "analysis": result})

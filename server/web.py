@@ -1,0 +1,113 @@
+"""Plain HTTP on the websocket port: health, metrics and the browser client's files."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from pathlib import Path
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from .metrics import CONTENT_TYPE
+
+__all__ = ["HttpSite", "find_web_dir"]
+
+_CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
+}
+
+_PAGE_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    # The browser client is this server's own files and its websocket, nothing else: no
+    # inline script, no other origin, and no page of another site may frame it (a framed
+    # game could be tricked into a click on Resign).
+    "Content-Security-Policy": (
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; object-src 'none'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "Referrer-Policy": "no-referrer",
+}
+"""Headers on every file of the browser client."""
+
+
+class HttpSite:
+    """Answer the HTTP requests that are not websocket handshakes."""
+
+    def __init__(
+        self,
+        web_dir: Path | None,
+        healthy: Callable[[], Awaitable[bool]],
+        metrics: Callable[[], bytes],
+    ) -> None:
+        self.web_dir = web_dir
+        self.healthy = healthy
+        self.metrics = metrics
+
+    async def http(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Answer plain HTTP requests on the websocket port: health, metrics, the browser client.
+
+        Only GET and HEAD are served (a websocket handshake is a GET); a HEAD gets the
+        GET's headers without its body.
+        """
+        if request.method not in ("GET", "HEAD"):
+            text = f"{request.method} is not served here: use GET\n".encode()
+            refused = _response(HTTPStatus.METHOD_NOT_ALLOWED, text, "text/plain; charset=utf-8")
+            refused.headers["Allow"] = "GET, HEAD"
+            return refused
+        response = await self._get(request)
+        if response is not None and request.method == "HEAD":
+            response = dataclasses.replace(response, body=b"")
+        return response
+
+    async def _get(self, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            status = HTTPStatus.OK if await self.healthy() else HTTPStatus.SERVICE_UNAVAILABLE
+            body = b"ok\n" if status is HTTPStatus.OK else b"unavailable\n"
+            return _response(status, body, "text/plain; charset=utf-8")
+        if path == "/metrics":
+            return _response(HTTPStatus.OK, self.metrics(), CONTENT_TYPE)
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        return self.static(path)
+
+    def static(self, path: str) -> Response:
+        """Serve a file of the browser client (``/`` is its ``index.html``)."""
+        root = self.web_dir
+        if root is None:
+            return _response(HTTPStatus.NOT_FOUND, b"the browser client is not installed\n", "text/plain")
+        relative = "index.html" if path in ("", "/") else path.lstrip("/")
+        target = (root / relative).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
+        kind = _CONTENT_TYPES.get(target.suffix, "application/octet-stream")
+        response = _response(HTTPStatus.OK, target.read_bytes(), kind)
+        response.headers["Cache-Control"] = "no-cache"
+        for name, value in _PAGE_HEADERS.items():
+            response.headers[name] = value
+        return response
+
+
+def find_web_dir(configured: Path | None) -> Path | None:
+    """Locate the browser client's files: configured, or installed beside this package.
+
+    The server reads them as files; it never imports the client package.
+    """
+    candidate = configured or Path(__file__).resolve().parent.parent / "client" / "web"
+    return candidate.resolve() if candidate.is_dir() else None
+
+
+def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body)))])
+    return Response(status.value, status.phrase, headers, body)
