@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from server import store
+from server.store import scripts
 from tests.conftest import ClusterServer
 
 # The tests below are the suite's own, collected again in this module so that they run
@@ -57,14 +57,14 @@ def redis_url(cluster_server: ClusterServer) -> str:
 
 
 SCRIPTS = {
-    name: value for name, value in vars(store).items() if name.startswith("_") and "redis.call" in str(value)
+    name: value for name, value in vars(scripts).items() if name.isupper() and "redis.call" in str(value)
 }
 CALL = re.compile(r"redis\.call\('(\w+)'(?:,\s*([^,)]+))?")
 NO_KEYS = {"PUBLISH"}  # takes a channel, not a key
 
 
 def test_scripts_reach_only_the_keys_they_are_given() -> None:
-    assert {"_ACT", "_SET_STATUS", "_END", "_JOIN_ROOM", "_LEADERBOARD_SUBMIT"} <= set(SCRIPTS)
+    assert {"ACT", "SET_STATUS", "END", "JOIN_ROOM", "LEADERBOARD_SUBMIT"} <= set(SCRIPTS)
     for name, source in SCRIPTS.items():
         aliases = set(re.findall(r"local (\w+) = KEYS\[\d+\]", source))
         for command, first in CALL.findall(source):

@@ -1,0 +1,76 @@
+"""The one package that talks to Redis. Everything above it speaks in game terms.
+
+Keys (every key of one game shares the hash tag ``{g:ID}``, so each per-game script
+touches one Redis Cluster slot; so do the keys of one room and of one leaderboard; no
+script reaches a key it is not given, and no transaction spans two slots):
+
+==============================  ======  ==============================================
+key                             type    what it holds
+==============================  ======  ==============================================
+``player:ID``                   hash    name, created, current room and game
+``token:SHA256``                string  player id of a secret token (only hashes stored)
+``room:{CODE}``                 hash    host, variant, options, state, game, version
+``room:{CODE}:members``         list    player ids in join order
+``room:{CODE}:ready``           set     player ids that are ready
+``queue:VARIANT``               zset    waiting player ids by enqueue time (ms)
+``{g:ID}:meta``                 hash    variant, rule, number, salt, commitment, start,
+                                        state, options, roster, event version ``ver``
+``{g:ID}:p:PLAYER``             hash    racer status, summary, ``changed`` (the event
+                                        version of the racer's last board change)
+``{g:ID}:m:PLAYER``             list    the racer's actions in order: moves (``7H:2-5``,
+                                        ``deal``) and ``undo`` markers; replaying them
+                                        rebuilds the racer's board
+``{g:ID}:log``                  list    the game's events; entry i has version i + 1
+``{g:ID}:a:PLAYER``             string  the racer's post-game analysis (JSON)
+``live``                        zset    running game ids by start time (ms)
+``stats:PLAYER:VARIANT``        hash    started, won, best score/time, totals, streaks
+``saved:PLAYER``                zset    saved solo games in progress, by start time
+``results:PLAYER``              list    ids of the player's finished games (newest first)
+``daily:secret``                string  the secret the daily deal numbers derive from
+``daily:DATE:VARIANT``          hash    the day's number, salt and commitment
+``daily:DATE:VARIANT:attempts`` hash    player -> game id of their ranked attempt
+``daily:DATE:VARIANT:done``     set     players whose ranked attempt is over
+``lb:{DATE:VARIANT}``           zset    the day's leaderboard (composite sort key)
+``lb:{DATE:VARIANT}:e``         hash    player -> entry (name, score, elapsed, finished)
+``boards:PLAYER``               set     leaderboards the player is on (for forget-me)
+``online:PLAYER``               hash    node -> open connections of the player there
+``nodes``                       zset    node names by their last heartbeat (ms)
+==============================  ======  ==============================================
+
+Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
+(``ORIGIN`` is the node that made it, which has already delivered it to its own clients);
+``u:PLAYER`` carries direct notices to one player (match found, room updates);
+``live`` announces games that start and end; ``lb:DATE:VARIANT`` a leaderboard's changes.
+
+Every state change of a game is one Lua script call: it checks the expected state and
+version, changes the state, appends the event and publishes it in one atomic step, so
+two nodes (or two tabs) sending the same move apply it exactly once.
+"""
+
+from __future__ import annotations
+
+from .connection import Subscriber
+from .daily import DailyStore
+from .games import GameStore
+from .keys import LIVE_CHANNEL, board_channel, game_channel, player_channel
+from .players import PlayerStore
+from .records import UNREACHABLE, ActionOutcome, GameRecord, RacerRecord, StoreError
+from .rooms import RoomStore
+
+__all__ = [
+    "LIVE_CHANNEL",
+    "UNREACHABLE",
+    "ActionOutcome",
+    "GameRecord",
+    "RacerRecord",
+    "Store",
+    "StoreError",
+    "Subscriber",
+    "board_channel",
+    "game_channel",
+    "player_channel",
+]
+
+
+class Store(PlayerStore, RoomStore, GameStore, DailyStore):
+    """Game-level operations over one Redis connection pool, in four parts by aggregate."""

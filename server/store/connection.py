@@ -1,0 +1,216 @@
+"""Raw connections to Redis: the pipelined connection of the move path, and pub/sub."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import hashlib
+import logging
+import ssl
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import hiredis
+from redis.asyncio.connection import SSLConnection, parse_url
+from redis.exceptions import ResponseError
+
+__all__ = ["Subscriber"]
+
+log = logging.getLogger("scorpion.store")
+
+
+async def _open(settings: Mapping[str, Any]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Open a raw connection to Redis from redis-py's parsed URL settings, authenticated."""
+    if "path" in settings:
+        reader, writer = await asyncio.open_unix_connection(settings["path"])
+    else:
+        tls = ssl.create_default_context() if settings.get("connection_class") is SSLConnection else None
+        reader, writer = await asyncio.open_connection(
+            settings.get("host", "localhost"), settings.get("port", 6379), ssl=tls
+        )
+    if settings.get("password"):
+        user = settings.get("username")
+        auth = ("AUTH", user, settings["password"]) if user else ("AUTH", settings["password"])
+        writer.write(hiredis.pack_command(auth))
+        parser = hiredis.Reader(encoding="utf-8")
+        reply: Any = False
+        while reply is False:
+            data = await reader.read(4096)
+            if not data:
+                writer.close()
+                raise ConnectionError("Redis closed the connection")
+            parser.feed(data)
+            reply = parser.gets()
+        if isinstance(reply, hiredis.ReplyError):
+            writer.close()
+            raise ResponseError(str(reply))
+    return reader, writer
+
+
+def _log_select_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("could not select the Redis database: %s", future.exception())
+
+
+class _Pipeline:
+    """One Redis connection that carries many commands at once, for the move path.
+
+    Every racer's action is one script call. Through redis-py each call checks a
+    connection out of the pool, wraps it in retry and timeout machinery and packs its
+    arguments in Python, which cost more than the script itself. Here calls are packed by
+    hiredis, written to one socket as they come (pipelined: replies arrive in order, so a
+    queue of futures pairs them up) and read by one task. A lost connection fails the
+    calls in flight (their outcome is unknown to the caller, exactly as with a single
+    command whose reply never came) and the next call reconnects.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.settings = parse_url(url)
+        self.writer: asyncio.StreamWriter | None = None
+        self.waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self.outgoing: list[bytes] = []
+        self.task: asyncio.Task[None] | None = None
+        self.connecting = asyncio.Lock()
+        self.scripts: dict[str, str] = {}
+
+    async def _connect(self) -> asyncio.StreamWriter:
+        async with self.connecting:
+            if self.writer is not None:
+                return self.writer
+            reader, writer = await _open(self.settings)
+            if self.settings.get("db"):
+                writer.write(hiredis.pack_command(("SELECT", self.settings["db"])))
+                selected: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+                selected.add_done_callback(_log_select_failure)
+                self.waiting.append(selected)
+            self.writer = writer
+            self.task = asyncio.get_running_loop().create_task(self._read(reader))
+            return writer
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        parser = hiredis.Reader(encoding="utf-8")
+        error: Exception = ConnectionError("Redis closed the connection")
+        try:
+            while True:
+                data = await reader.read(1 << 16)
+                if not data:
+                    break
+                parser.feed(data)
+                while (reply := parser.gets()) is not False:
+                    future = self.waiting.popleft()
+                    if not future.done():
+                        if isinstance(reply, hiredis.ReplyError):
+                            future.set_exception(ResponseError(str(reply)))
+                        else:
+                            future.set_result(reply)
+        except (OSError, hiredis.ProtocolError) as exc:
+            error = ConnectionError(f"lost the Redis connection: {exc}")
+        finally:
+            self._drop(error)
+
+    def _drop(self, error: Exception) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.writer = None
+        self.outgoing = []  # never sent: their calls fail below, and a new connection must not get them
+        waiting, self.waiting = self.waiting, collections.deque()
+        for future in waiting:
+            if not future.done():
+                future.set_exception(error)
+
+    async def call(self, *args: Any) -> Any:
+        """Send one command and return its reply (an error reply raises ``ResponseError``).
+
+        Commands issued during one turn of the event loop leave in one write.
+        """
+        if self.writer is None:
+            await self._connect()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self.waiting.append(future)
+        if not self.outgoing:
+            loop.call_soon(self._flush)
+        self.outgoing.append(hiredis.pack_command(args))
+        return await future
+
+    def _flush(self) -> None:
+        outgoing, self.outgoing = self.outgoing, []
+        if self.writer is not None:
+            self.writer.write(b"".join(outgoing))
+        # Else the connection was lost after these calls were queued: _drop failed them.
+
+    async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """Run a Lua script by its SHA1, loading it on first use or after a flush."""
+        sha = self.scripts.get(source)
+        if sha is None:
+            sha = self.scripts[source] = hashlib.sha1(source.encode()).hexdigest()
+        try:
+            return await self.call("EVALSHA", sha, len(keys), *keys, *args)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+            return await self.call("EVAL", source, len(keys), *keys, *args)
+
+    async def close(self) -> None:
+        """Close the connection; calls in flight fail."""
+        task, self.task = self.task, None
+        self._drop(ConnectionError("the store was closed"))
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+class Subscriber:
+    """A pub/sub connection read with hiredis: messages come back in batches, in order.
+
+    Subscribing and unsubscribing only write the command (Redis confirms them in the
+    stream, and the confirmations are skipped). After a lost connection, :meth:`open`
+    again and subscribe again to every channel still wanted.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.settings = parse_url(url)
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.parser = hiredis.Reader(encoding="utf-8")
+
+    async def open(self) -> None:
+        """(Re)connect; no channel is subscribed afterwards."""
+        self.close()
+        self.reader, self.writer = await _open(self.settings)
+        self.parser = hiredis.Reader(encoding="utf-8")
+
+    def subscribe(self, *channels: str) -> None:
+        """Start receiving ``channels`` (nothing happens while the connection is closed)."""
+        if self.writer is not None:
+            self.writer.write(hiredis.pack_command(("SUBSCRIBE", *channels)))
+
+    def unsubscribe(self, *channels: str) -> None:
+        """Stop receiving ``channels``."""
+        if self.writer is not None:
+            self.writer.write(hiredis.pack_command(("UNSUBSCRIBE", *channels)))
+
+    async def messages(self) -> list[tuple[str, str]]:
+        """Wait for the next messages; return ``(channel, data)`` pairs in arrival order."""
+        if self.reader is None:
+            raise ConnectionError("the pub/sub connection is not open")
+        out: list[tuple[str, str]] = []
+        while not out:
+            data = await self.reader.read(1 << 16)
+            if not data:
+                raise ConnectionError("Redis closed the pub/sub connection")
+            self.parser.feed(data)
+            while (reply := self.parser.gets()) is not False:
+                if isinstance(reply, list) and len(reply) == 3 and reply[0] == "message":
+                    out.append((reply[1], reply[2]))
+                elif isinstance(reply, hiredis.ReplyError):
+                    raise ResponseError(str(reply))
+        return out
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None

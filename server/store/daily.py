@@ -1,0 +1,105 @@
+"""The daily deal, ranked attempts and leaderboards."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Mapping
+
+from .base import StoreBase
+from .keys import board_channel, board_key
+
+__all__ = ["DailyStore"]
+
+
+class DailyStore(StoreBase):
+    """The daily deal, ranked attempts and leaderboards."""
+
+    # -- daily ------------------------------------------------------------------------
+
+    async def daily_secret(self) -> str:
+        """Return the secret daily numbers derive from, creating it once for all nodes."""
+        if self.configured_secret:
+            return self.configured_secret
+        await self.redis.set("daily:secret", secrets.token_hex(32), nx=True)
+        secret: str = await self.redis.get("daily:secret")  # type: ignore[assignment]
+        return secret
+
+    async def daily_deal(self, date: str, variant: str) -> dict[str, str]:
+        """Return the stored number, salt and commitment of a day's deal (empty if none yet)."""
+        result: dict[str, str] = await self.redis.hgetall(f"daily:{date}:{variant}")  # type: ignore[assignment]
+        return result
+
+    async def set_daily_deal(
+        self, date: str, variant: str, deal: Mapping[str, str], keep_ms: int
+    ) -> dict[str, str]:
+        """Store a day's deal unless another node did first; return the stored one."""
+        key = f"daily:{date}:{variant}"
+        if await self.redis.hsetnx(key, "number", deal["number"]):
+            await self.redis.hset(key, mapping={"salt": deal["salt"], "commitment": deal["commitment"]})
+            await self.redis.pexpire(key, keep_ms)
+        while True:
+            stored = await self.daily_deal(date, variant)
+            if "commitment" in stored:
+                return stored
+            await asyncio.sleep(0.01)  # the winner is writing salt and commitment
+
+    async def claim_daily_attempt(
+        self, date: str, variant: str, player_id: str, game_id: str, keep_ms: int
+    ) -> bool:
+        """Claim the player's one ranked attempt of a day; tell whether it was still free."""
+        key = f"daily:{date}:{variant}:attempts"
+        claimed = bool(await self.redis.hsetnx(key, player_id, game_id))
+        if claimed:
+            await self.redis.pexpire(key, keep_ms)
+        return claimed
+
+    async def daily_attempt(self, date: str, variant: str, player_id: str) -> tuple[str | None, bool]:
+        """Return the player's ranked attempt of a day (game id or None) and whether it is over."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(f"daily:{date}:{variant}:attempts", player_id)
+            pipe.sismember(f"daily:{date}:{variant}:done", player_id)
+            game_id, done = await pipe.execute()
+        return game_id, bool(done)
+
+    async def finish_daily_attempt(self, date: str, variant: str, player_id: str, keep_ms: int) -> None:
+        """Mark the player's ranked attempt of a day as over."""
+        key = f"daily:{date}:{variant}:done"
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(key, player_id)
+            pipe.pexpire(key, keep_ms)
+            await pipe.execute()
+
+    # -- leaderboards -----------------------------------------------------------------
+
+    async def submit_score(
+        self, date: str, variant: str, player_id: str, sort_key: float, entry: str, keep_ms: int
+    ) -> bool:
+        """Put a ranked result on a day's board (once per player); tell whether it was added."""
+        board = board_key(date, variant)
+        # The player's index of boards first (another cluster slot): forget-me finds every
+        # board the player may be on.
+        await self.redis.sadd(f"boards:{player_id}", board)
+        added = await self._leaderboard_submit(
+            keys=[board, f"{board}:e"], args=[player_id, sort_key, entry, keep_ms]
+        )
+        if added:
+            await self.redis.publish(board_channel(date, variant), player_id)
+        return bool(added)
+
+    async def board_page(
+        self, date: str, variant: str, offset: int, limit: int
+    ) -> tuple[int, list[tuple[str, str]]]:
+        """Return the board's size and its entries from rank ``offset + 1`` (player, entry)."""
+        key = board_key(date, variant)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zcard(key)
+            pipe.zrange(key, offset, offset + limit - 1)
+            total, players = await pipe.execute()
+        entries = await self.redis.hmget(f"{key}:e", players) if players else []
+        return int(total), [(p, e) for p, e in zip(players, entries, strict=True) if e]
+
+    async def board_rank(self, date: str, variant: str, player_id: str) -> int | None:
+        """Return the player's 0-based rank on a day's board, or ``None``."""
+        rank = await self.redis.zrank(board_key(date, variant), player_id)
+        return None if rank is None else int(rank)

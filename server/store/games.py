@@ -1,0 +1,200 @@
+"""Games: creation, records, the action script, events, the live list, analyses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import scripts
+from .base import StoreBase
+from .keys import LIVE_CHANNEL, game_channel, game_key
+from .records import ActionOutcome, GameRecord, RacerRecord
+
+__all__ = ["GameStore"]
+
+
+class GameStore(StoreBase):
+    """Games: creation, records, the action script, events, the live list, analyses."""
+
+    # -- games --------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        game_id: str,
+        meta: Mapping[Any, Any],
+        racers: Sequence[tuple[str, str]],
+        first_event: str,
+        summary: Mapping[Any, Any],
+    ) -> None:
+        """Store a new running game with its racers and publish its first event (version 1)."""
+        roster = json.dumps([{"id": pid, "name": name} for pid, name in racers])
+        # The game's own keys (one cluster slot) in one transaction; then the indexes
+        # outside it: the players' places and the live list.
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                game_key(game_id, "meta"), mapping={**meta, "roster": roster, "state": "racing", "ver": 1}
+            )
+            for pid, name in racers:
+                pipe.hset(
+                    game_key(game_id, f"p:{pid}"),
+                    mapping={"name": name, "status": "playing", "changed": 1, **dict(summary)},
+                )
+            pipe.rpush(game_key(game_id, "log"), first_event)
+            pipe.publish(game_channel(game_id), f"1|{self.origin}|{first_event}")
+            await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid, _name in racers:
+                pipe.hset(f"player:{pid}", "game", game_id)
+            pipe.zadd("live", {game_id: int(meta["start"])})
+            pipe.publish(LIVE_CHANNEL, "+" + game_id)
+            await pipe.execute()
+
+    async def game_state(self, game_id: str) -> str | None:
+        """Return a game's state (``racing``, ``ended``), or ``None`` if no such game is kept."""
+        state: str | None = await self.redis.hget(game_key(game_id, "meta"), "state")  # type: ignore[assignment]
+        return state
+
+    async def game(self, game_id: str, *, with_moves: bool = True) -> GameRecord | None:
+        """Return a stored game with every racer's record (and move list), or ``None``."""
+        meta: dict[str, str] = await self.redis.hgetall(game_key(game_id, "meta"))  # type: ignore[assignment]
+        if not meta:
+            return None
+        roster = json.loads(meta["roster"])
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for racer in roster:
+                pipe.hgetall(game_key(game_id, f"p:{racer['id']}"))
+                if with_moves:
+                    pipe.lrange(game_key(game_id, f"m:{racer['id']}"), 0, -1)
+            replies = await pipe.execute()
+        per_racer = 2 if with_moves else 1
+        racers = []
+        for index, racer in enumerate(roster):
+            fields = replies[per_racer * index]
+            moves = replies[per_racer * index + 1] if with_moves else []
+            racers.append(
+                RacerRecord(
+                    player_id=racer["id"],
+                    name=racer["name"],
+                    status=fields.get("status", "playing"),
+                    changed=int(fields.get("changed", "1")),
+                    fields=fields,
+                    moves=moves,
+                )
+            )
+        return GameRecord(game_id, meta, racers)
+
+    async def racer(self, game_id: str, player_id: str) -> RacerRecord | None:
+        """Return one racer's record, or ``None``."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(game_key(game_id, f"p:{player_id}"))
+            pipe.lrange(game_key(game_id, f"m:{player_id}"), 0, -1)
+            fields, moves = await pipe.execute()
+        if not fields:
+            return None
+        return RacerRecord(
+            player_id, fields.get("name", ""), fields["status"], int(fields["changed"]), fields, moves
+        )
+
+    async def act(
+        self,
+        game_id: str,
+        player_id: str,
+        *,
+        seen_version: int,
+        based_on: int,
+        op: str,
+        move: str,
+        event: str | bytes,
+        summary: str | bytes,
+        status: str,
+        finished: int | None = None,
+    ) -> ActionOutcome:
+        """Commit one racer's action in one round trip.
+
+        The script checks that the game is running, that the racer's board is still the
+        one the caller validated against (``based_on``, else ``conflict``: reload and
+        retry), and that the client had seen the racer's latest change (``seen_version``,
+        else ``stale``); then it appends the action to the racer's list (``op`` ``push``;
+        ``none`` for a status change such as resigning), stores the new summary (JSON) and
+        status (and the finishing time, when given), bumps the version, appends ``event``
+        and publishes it.
+        """
+        tag = "{g:" + game_id + "}:"
+        keys = (tag + "meta", tag + "p:" + player_id, tag + "m:" + player_id, tag + "log")
+        args: tuple[Any, ...] = (seen_version, based_on, op, move, event, self.origin, summary, status)
+        if finished is not None:
+            args += (finished,)
+        result, value = await self._pipeline.script(scripts.ACT, keys, args)
+        return ActionOutcome(result, value)
+
+    async def set_racer_status(
+        self, game_id: str, player_id: str, event: str, fields: Mapping[Any, Any]
+    ) -> int:
+        """Change a running racer's status (e.g. ``left``); return the new version or 0."""
+        keys = [game_key(game_id, "meta"), game_key(game_id, f"p:{player_id}"), game_key(game_id, "log")]
+        flat: list[str | int] = []
+        for key, value in fields.items():
+            flat.extend((key, value))
+        args = [event, game_channel(game_id), self.origin, *flat]
+        version: int = await self._set_status(keys=keys, args=args)
+        return version
+
+    async def end_game(
+        self,
+        game_id: str,
+        racer_ids: Sequence[str],
+        event: str,
+        ended_ms: int,
+        standings: str,
+        keep_ms: int,
+    ) -> int:
+        """End a running game exactly once; return the final version, or 0 if already ended."""
+        keys = [game_key(game_id, "meta"), game_key(game_id, "log")]
+        for pid in racer_ids:
+            keys.append(game_key(game_id, f"p:{pid}"))
+            keys.append(game_key(game_id, f"m:{pid}"))
+        version: int = await self._end(
+            keys=keys, args=[event, game_channel(game_id), ended_ms, standings, keep_ms, self.origin]
+        )
+        if version:
+            await self.drop_live(game_id)
+        return version
+
+    async def drop_live(self, game_id: str) -> None:
+        """Take a game off the live list (it ended, or is gone) and say so on its channel,
+        once: only the call that removes it announces it."""
+        if await self.redis.zrem("live", game_id):
+            await self.redis.publish(LIVE_CHANNEL, "-" + game_id)
+
+    async def events(self, game_id: str, after: int) -> list[tuple[int, str]]:
+        """Return the game's events with versions greater than ``after``, in order."""
+        entries: list[str] = await self.redis.lrange(game_key(game_id, "log"), after, -1)  # type: ignore[assignment]
+        return [(after + 1 + index, entry) for index, entry in enumerate(entries)]
+
+    async def save_analysis(self, game_id: str, player_id: str, analysis: str, keep_ms: int) -> None:
+        """Keep a racer's post-game analysis with the game."""
+        await self.redis.set(game_key(game_id, f"a:{player_id}"), analysis, px=keep_ms)
+
+    async def analysis(self, game_id: str, player_id: str) -> str | None:
+        """Return a racer's stored post-game analysis, or ``None`` while it is computed."""
+        result: str | None = await self.redis.get(game_key(game_id, f"a:{player_id}"))  # type: ignore[assignment]
+        return result
+
+    async def set_spectators(self, game_id: str, node: str, count: int) -> int:
+        """Record this node's spectator count of a game; return the count over all nodes."""
+        key = game_key(game_id, "watchers")
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if count:
+                pipe.hset(key, node, count)
+            else:
+                pipe.hdel(key, node)
+            pipe.expire(key, 3600)
+            pipe.hvals(key)
+            *_, values = await pipe.execute()
+        return sum(int(v) for v in values)
+
+    async def live_games(self, limit: int = 200) -> list[str]:
+        """Return the ids of running games, oldest first."""
+        result: list[str] = await self.redis.zrange("live", 0, limit - 1)  # type: ignore[assignment]
+        return result

@@ -1,0 +1,222 @@
+"""Players: identity, presence, statistics, saved games, forget-me."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .base import StoreBase
+from .keys import FORGOTTEN_NAME, NODES_KEY, game_key, player_channel, token_key
+
+__all__ = ["PlayerStore"]
+
+
+class PlayerStore(StoreBase):
+    """Players: identity, presence, statistics, saved games, forget-me."""
+
+    # -- players ------------------------------------------------------------------------
+
+    async def create_player(self, name: str, now_ms: int) -> tuple[str, str]:
+        """Create an anonymous player; return its id and secret token."""
+        player_id = "p" + secrets.token_hex(8)
+        token = secrets.token_urlsafe(24)
+        # Two keys of two cluster slots: no transaction, but the player is written first,
+        # so a token that works always finds its player.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(
+                f"player:{player_id}", mapping={"name": name, "created": now_ms, "token": token_key(token)}
+            )
+            pipe.set(token_key(token), player_id)
+            await pipe.execute()
+        return player_id, token
+
+    async def player_by_token(self, token: str) -> tuple[str, str] | None:
+        """Return the id and name of the player holding ``token``, or ``None``."""
+        player_id = await self.redis.get(token_key(token))
+        if player_id is None:
+            return None
+        name = await self.redis.hget(f"player:{player_id}", "name")
+        if name is None:
+            return None
+        return player_id, name
+
+    async def rename_player(self, player_id: str, name: str) -> None:
+        """Change a player's display name."""
+        await self.redis.hset(f"player:{player_id}", "name", name)
+
+    async def player_names(self, player_ids: Sequence[str]) -> list[str]:
+        """Return the players' display names, in order (``?`` for one that is gone)."""
+        async with self.redis.pipeline(transaction=False) as pipe:  # players of many slots
+            for player_id in player_ids:
+                pipe.hget(f"player:{player_id}", "name")
+            names: list[str | None] = await pipe.execute()
+        return [name or "?" for name in names]
+
+    async def player_places(self, player_id: str) -> dict[str, str]:
+        """Return the player's current ``room`` and ``game`` (absent fields when none)."""
+        values = await self.redis.hmget(f"player:{player_id}", ["room", "game"])
+        return {k: v for k, v in zip(("room", "game"), values, strict=True) if v}
+
+    async def set_player_place(
+        self, player_id: str, *, room: str | None = None, game: str | None = None
+    ) -> None:
+        """Record the room and game a player is in (an empty string clears one)."""
+        mapping: dict[Any, Any] = {k: v for k, v in (("room", room), ("game", game)) if v is not None}
+        if mapping:
+            await self.redis.hset(f"player:{player_id}", mapping=mapping)
+
+    async def notify(self, player_id: str, payload: Mapping[str, Any]) -> None:
+        """Publish a direct notice to one player on whichever node holds them."""
+        await self.redis.publish(player_channel(player_id), json.dumps(payload))
+
+    async def presence(self, player_id: str, delta: int) -> int:
+        """Add ``delta`` to the player's open connections on this node; return their count on
+        every node (``delta`` 0 only reads it)."""
+        count: int = await self._presence(keys=[f"online:{player_id}"], args=[self.instance, delta])
+        return count
+
+    async def forget_node_presence(self, player_id: str, node: str) -> int:
+        """Drop a dead node's connections of a player; return the player's count on the others."""
+        count: int = await self._presence(keys=[f"online:{player_id}"], args=[node, "drop"])
+        return count
+
+    async def restate_presence(self, counts: Mapping[str, int]) -> None:
+        """Set this node's connection counts of players (after it was silent too long)."""
+        if not counts:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:  # one round trip for all
+            for player_id, count in counts.items():
+                args = [self.instance, "set", count]
+                await self._presence(keys=[f"online:{player_id}"], args=args, client=pipe)
+            await pipe.execute()
+
+    async def heartbeat(self, now_ms: int, timeout_ms: int) -> list[str]:
+        """Say this node is alive; return the nodes silent for longer than ``timeout_ms``.
+
+        Nodes silent for ten timeouts are forgotten: every live node has long handled them.
+        """
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(NODES_KEY, {self.instance: now_ms})
+            pipe.zrangebyscore(NODES_KEY, "-inf", now_ms - timeout_ms)
+            pipe.zremrangebyscore(NODES_KEY, "-inf", now_ms - 10 * timeout_ms)
+            _, silent, _ = await pipe.execute()
+        return [node for node in silent if node != self.instance]
+
+    # -- statistics -------------------------------------------------------------------
+
+    async def count_start(self, player_id: str, variant: str) -> None:
+        """Count a game started by a player in a variant."""
+        await self.redis.hincrby(f"stats:{player_id}:{variant}", "started", 1)
+
+    async def count_finish(
+        self, player_id: str, variant: str, *, won: bool, score: int, elapsed: int, daily: bool
+    ) -> None:
+        """Record a finished game in the player's statistics of that variant."""
+        key = f"stats:{player_id}:{variant}"
+        await self._stats_update(keys=[key], args=[int(won), score, elapsed, int(daily)])
+
+    async def stats(self, player_id: str, variants: Sequence[str]) -> dict[str, dict[str, str]]:
+        """Return the raw statistics of a player for each variant that has any."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for variant in variants:
+                pipe.hgetall(f"stats:{player_id}:{variant}")
+            replies = await pipe.execute()
+        return {variant: reply for variant, reply in zip(variants, replies, strict=True) if reply}
+
+    async def add_result(self, player_id: str, game_id: str) -> None:
+        """Remember a finished game of a player (the newest 1,000 are kept)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lpush(f"results:{player_id}", game_id)
+            pipe.ltrim(f"results:{player_id}", 0, 999)
+            await pipe.execute()
+
+    # -- saved solo games -------------------------------------------------------------
+
+    async def save_game(self, player_id: str, game_id: str, start_ms: int) -> None:
+        """List a solo game in progress among the player's saved games."""
+        await self.redis.zadd(f"saved:{player_id}", {game_id: start_ms})
+
+    async def unsave_game(self, player_id: str, game_id: str) -> None:
+        """Take a game off the player's saved games."""
+        await self.redis.zrem(f"saved:{player_id}", game_id)
+
+    async def saved_games(self, player_id: str) -> list[str]:
+        """Return the ids of the player's saved games, newest first."""
+        result: list[str] = await self.redis.zrevrange(f"saved:{player_id}", 0, 199)  # type: ignore[assignment]
+        return result
+
+    # -- forget me --------------------------------------------------------------------
+
+    async def forget_player(self, player_id: str, variants: Sequence[str]) -> dict[str, int | bool]:
+        """Delete a player's identity, saved games, statistics and leaderboard entries.
+
+        Finished games others played with them stay replayable under the name
+        "forgotten player"; aggregate counters without personal data remain.
+        """
+        record = await self.redis.hgetall(f"player:{player_id}")
+        removed: dict[str, int | bool] = {"identity": bool(record)}
+        saved = await self.saved_games(player_id)
+        for game_id in saved:
+            keys = [game_key(game_id, part) for part in ("meta", "log", f"p:{player_id}", f"m:{player_id}")]
+            await self.redis.delete(*keys)
+            await self.redis.zrem("live", game_id)
+        removed["saved_games"] = len(saved)
+        removed["statistics"] = await self._delete_each(
+            [f"stats:{player_id}:{variant}" for variant in variants]
+        )
+        boards: list[str] = list(await self.redis.smembers(f"boards:{player_id}"))  # type: ignore[arg-type]
+        entries = 0
+        for board in boards:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrem(board, player_id)
+                pipe.hdel(f"{board}:e", player_id)
+                gone, _ = await pipe.execute()
+            entries += int(gone)
+            await self.redis.publish(board.replace("{", "").replace("}", ""), player_id)  # its channel
+        removed["leaderboard_entries"] = entries
+        games: list[str] = await self.redis.lrange(f"results:{player_id}", 0, -1)  # type: ignore[assignment]
+        renamed = 0
+        for game_id in games:
+            renamed += await self._scrub_name(game_id, player_id)
+        removed["names_in_finished_games"] = renamed
+        keys = [f"player:{player_id}", f"saved:{player_id}", f"boards:{player_id}", f"results:{player_id}"]
+        keys.append(f"online:{player_id}")
+        if record.get("token"):
+            keys.append(record["token"])
+        await self._delete_each(keys)
+        return removed
+
+    async def _delete_each(self, keys: Sequence[str]) -> int:
+        """Delete keys that may lie in different cluster slots; return how many existed."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.delete(key)
+            return sum(int(n) for n in await pipe.execute())
+
+    async def _scrub_name(self, game_id: str, player_id: str) -> int:
+        meta_key = game_key(game_id, "meta")
+        roster_text = await self.redis.hget(meta_key, "roster")
+        if roster_text is None:
+            return 0
+        roster = json.loads(roster_text)
+        for racer in roster:
+            if racer["id"] == player_id:
+                racer["name"] = FORGOTTEN_NAME
+        await self.redis.hset(meta_key, "roster", json.dumps(roster))
+        await self.redis.hset(game_key(game_id, f"p:{player_id}"), "name", FORGOTTEN_NAME)
+        standings_text = await self.redis.hget(meta_key, "standings")
+        if standings_text:
+            standings = json.loads(standings_text)
+            for row in standings:
+                if row["player"] == player_id:
+                    row["name"] = FORGOTTEN_NAME
+            await self.redis.hset(meta_key, "standings", json.dumps(standings))
+            last = await self.redis.lindex(game_key(game_id, "log"), -1)
+            if last:
+                event = json.loads(last)
+                if event.get("type") == "race_ended":
+                    event["standings"] = standings
+                    await self.redis.lset(game_key(game_id, "log"), -1, json.dumps(event))
+        return 1

@@ -1,0 +1,74 @@
+"""What the store answers with: records of games and racers, and its errors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+__all__ = ["UNREACHABLE", "ActionOutcome", "GameRecord", "RacerRecord", "StoreError"]
+
+UNREACHABLE: tuple[type[BaseException], ...] = (
+    ConnectionError,
+    OSError,
+    TimeoutError,
+    RedisConnectionError,  # redis-py's own, not the builtin; also raised while Redis loads its data
+    RedisTimeoutError,
+)
+"""The errors that mean Redis could not be reached just now (the request may be retried)."""
+
+
+class StoreError(RuntimeError):
+    """Raise when a store operation is refused for a reason the caller must report."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class ActionOutcome:
+    """What the store did with a game action: ``ok`` with the new version, or why not."""
+
+    result: str
+    value: str
+
+    @property
+    def version(self) -> int:
+        """Return the new event version (only meaningful when ``result == 'ok'``)."""
+        return int(self.value)
+
+
+@dataclass(slots=True)
+class RacerRecord:
+    """One racer of a game as stored: status, summary fields and move list."""
+
+    player_id: str
+    name: str
+    status: str
+    changed: int
+    fields: dict[str, str]
+    moves: list[str]
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """A game as stored (the secret number and salt included: server-side only)."""
+
+    game_id: str
+    meta: dict[str, str]
+    racers: list[RacerRecord]
+
+    @property
+    def version(self) -> int:
+        """Return the game's current event version."""
+        return int(self.meta.get("ver", "0"))
+
+    @property
+    def roster(self) -> list[dict[str, str]]:
+        """Return the racers' ids and names in seat order."""
+        result: list[dict[str, str]] = json.loads(self.meta["roster"])
+        return result

@@ -1,0 +1,166 @@
+"""The Lua scripts: each state change of a game, room or board in one atomic call.
+
+Every script reaches only the keys it is given (``KEYS``), all of one cluster slot
+(``tests/server/test_cluster.py`` reads them to check it).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ACT",
+    "DROP_REMATCH",
+    "END",
+    "JOIN_ROOM",
+    "LEADERBOARD_SUBMIT",
+    "LEAVE_ROOM",
+    "MATCH",
+    "PRESENCE",
+    "SET_STATUS",
+    "START_ROOM",
+    "STATS_UPDATE",
+]
+
+# The game's channel is derived from KEYS[1] ("{g:ID}:meta" -> "{g:ID}:ev").
+ACT = """
+local meta = redis.call('HMGET', KEYS[1], 'state', 'ver')
+if meta[1] ~= 'racing' then return {'over', meta[1] or ''} end
+local racer = redis.call('HMGET', KEYS[2], 'changed', 'status')
+local changed = tonumber(racer[1] or '-1')
+if changed ~= tonumber(ARGV[2]) then return {'conflict', tostring(changed)} end
+if racer[2] ~= 'playing' then return {'done', racer[2] or ''} end
+local current = tonumber(meta[2])
+local seen = tonumber(ARGV[1])
+if seen < changed or seen > current then return {'stale', tostring(changed)} end
+local ver = current + 1
+redis.call('HSET', KEYS[1], 'ver', ver)
+if ARGV[3] == 'push' then
+  redis.call('RPUSH', KEYS[3], ARGV[4])
+end
+if ARGV[9] then
+  redis.call('HSET', KEYS[2], 'changed', ver, 'summary', ARGV[7], 'status', ARGV[8], 'finished', ARGV[9])
+else
+  redis.call('HSET', KEYS[2], 'changed', ver, 'summary', ARGV[7], 'status', ARGV[8])
+end
+redis.call('RPUSH', KEYS[4], ARGV[5])
+redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
+return {'ok', tostring(ver)}
+"""
+
+# KEYS[1] online:PLAYER; ARGV[1] node, ARGV[2] a change of its count, 'drop' (a dead node) or
+# 'set' (ARGV[3] is the count: a node restating its connections).
+PRESENCE = """
+if ARGV[2] == 'drop' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+elseif ARGV[2] == 'set' then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('EXPIRE', KEYS[1], 86400)
+elseif tonumber(ARGV[2]) ~= 0 then
+  if redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2]) <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+  redis.call('EXPIRE', KEYS[1], 86400)
+end
+local total = 0
+for _, count in ipairs(redis.call('HVALS', KEYS[1])) do total = total + tonumber(count) end
+return total
+"""
+
+SET_STATUS = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
+if redis.call('HGET', KEYS[2], 'status') ~= 'playing' then return 0 end
+local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
+redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 4))
+redis.call('RPUSH', KEYS[3], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[3] .. '|' .. ARGV[1])
+return ver
+"""
+
+END = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
+local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
+redis.call('HSET', KEYS[1], 'state', 'ended', 'ended', ARGV[3], 'standings', ARGV[4])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[6] .. '|' .. ARGV[1])
+for i = 3, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return ver
+"""
+
+JOIN_ROOM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'no_such_room' end
+if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 'room_started' end
+local members = redis.call('LRANGE', KEYS[2], 0, -1)
+for _, m in ipairs(members) do if m == ARGV[1] then return 'ok' end end
+if #members >= tonumber(redis.call('HGET', KEYS[1], 'max_players')) then return 'room_full' end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return 'ok'
+"""
+
+LEAVE_ROOM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'no_such_room' end
+local removed = redis.call('LREM', KEYS[2], 0, ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+if removed == 0 then return 'not_member' end
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+if redis.call('HGET', KEYS[1], 'host') == ARGV[1] then
+  local next = redis.call('LINDEX', KEYS[2], 0)
+  if next then redis.call('HSET', KEYS[1], 'host', next) else
+    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) return 'closed' end
+end
+return 'ok'
+"""
+
+START_ROOM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'no_such_room' end
+if redis.call('HGET', KEYS[1], 'host') ~= ARGV[1] then return 'not_host' end
+if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 'room_started' end
+if redis.call('LLEN', KEYS[2]) < 2 then return 'not_enough_players' end
+redis.call('HSET', KEYS[1], 'state', 'starting', 'game', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+return 'ok'
+"""
+
+DROP_REMATCH = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0
+"""
+
+MATCH = """
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then return {} end
+local popped = redis.call('ZPOPMIN', KEYS[1], ARGV[1])
+local ids = {}
+for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+return ids
+"""
+
+
+STATS_UPDATE = """
+local key = KEYS[1]
+local won, score, elapsed = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('HINCRBY', key, 'finished', 1)
+redis.call('HINCRBY', key, 'total_score', score)
+if tonumber(ARGV[4]) == 1 then redis.call('HINCRBY', key, 'dailies', 1) end
+local best = tonumber(redis.call('HGET', key, 'best_score') or '-1')
+if score > best then redis.call('HSET', key, 'best_score', score) end
+if won == 1 then
+  redis.call('HINCRBY', key, 'won', 1)
+  local streak = redis.call('HINCRBY', key, 'streak', 1)
+  local longest = tonumber(redis.call('HGET', key, 'longest_streak') or '0')
+  if streak > longest then redis.call('HSET', key, 'longest_streak', streak) end
+  local fastest = redis.call('HGET', key, 'best_time')
+  if not fastest or elapsed < tonumber(fastest) then redis.call('HSET', key, 'best_time', elapsed) end
+else
+  redis.call('HSET', key, 'streak', 0)
+end
+return 1
+"""
+
+LEADERBOARD_SUBMIT = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return 1
+"""
