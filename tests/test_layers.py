@@ -177,3 +177,25 @@ def test_every_client_message_type_has_exactly_one_handler() -> None:
         "not a client message": sorted(served - set(CLIENT_TYPES)),
     }
     assert all(MESSAGES[kind.TYPE] is kind for kind in HANDLERS)
+
+
+def test_only_the_store_touches_redis() -> None:
+    offenders = []
+    for path in SERVER_FILES:
+        relative = path.relative_to(ROOT)
+        if relative.parts[:2] == ("server", "store"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "redis":
+                offenders.append(f"{relative}:{node.lineno}")
+    assert not offenders, "Redis used above the store: " + ", ".join(offenders)
+
+
+def test_no_file_of_the_server_is_over_600_lines() -> None:
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in SERVER_FILES
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert not long, long

@@ -109,10 +109,7 @@ async def on_queue_join(node: Node, session: Session, message: QueueJoin) -> Non
     session.queue_timer = node.spawn(_queue_timeout(node, session, message.variant))
     matched = await node.store.match(message.variant, node.config.quick_match_size)
     if matched:
-        names = []
-        for pid in matched:
-            found = await node.store.redis.hget(f"player:{pid}", "name")
-            names.append(found or "?")
+        names = await node.store.player_names(matched)
         racers = list(zip(matched, names, strict=True))
         start = now_ms() + int(node.config.countdown_seconds * 1000)
         roster = [{"player": p, "name": n} for p, n in racers]
