@@ -37,6 +37,7 @@ from .handlers import HANDLERS
 from .hub import Hub
 from .metrics import Metrics
 from .node import Node
+from .service import Plumbing
 from .session import Session, SessionLimits
 from .store import UNREACHABLE, Store, StoreError
 from .tasks import Tasks
@@ -120,9 +121,8 @@ class ScorpionServer:
             raise RuntimeError(f"Redis at {url} does not answer")
         self.hub = Hub(self.store, on_error=self.metrics.redis_errors.inc)
         await self.hub.start()
-        node = self.node = Node(
-            self.config, self.name, self.store, self.hub, self.metrics, self.tasks, self.clock
-        )
+        plumbing = Plumbing(self.name, self.config, self.store, self.hub, self.metrics, self.tasks)
+        node = self.node = Node(plumbing, self.clock)
         self.tasks.spawn(node.feed.count_spectators())
         self.tasks.spawn(node.presence.heartbeat())
         try:

@@ -24,13 +24,11 @@ from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import GameInfo, GamesUpdate, Message, Spectators
 
 from .daily import DailyService
-from .hub import Hub
 from .live import GameListener, LiveGame, now_ms, project
-from .metrics import Metrics
 from .race import RaceService
+from .service import Plumbing, Service
 from .session import Frame, Session
-from .store import LIVE_CHANNEL, Store, game_channel
-from .tasks import Tasks
+from .store import LIVE_CHANNEL, game_channel
 
 __all__ = ["FAN_OUT_BATCH", "FRAME_CACHE", "RESUME_BATCH_LIMIT", "GameFeed"]
 
@@ -42,31 +40,13 @@ FAN_OUT_BATCH = 64
 """Spectator sockets written to between two turns of the event loop."""
 
 
-class GameFeed:
+class GameFeed(Service):
     """Deliver game events to this node's racers and spectators; follow the live list."""
 
-    def __init__(
-        self,
-        race: RaceService,
-        store: Store,
-        hub: Hub,
-        daily: DailyService,
-        metrics: Metrics,
-        tasks: Tasks,
-        *,
-        node: str,
-        spectator_lag: float,
-        spectator_tick: float,
-    ) -> None:
+    def __init__(self, plumbing: Plumbing, race: RaceService, daily: DailyService) -> None:
+        super().__init__(plumbing)
         self.race = race
-        self.store = store
-        self.hub = hub
         self.daily = daily
-        self.metrics = metrics
-        self.tasks = tasks
-        self.node = node
-        self.spectator_lag = spectator_lag
-        self.spectator_tick = spectator_tick
         self.watchers: dict[str, set[Session]] = {}
         self.fanouts: dict[str, deque[tuple[int, dict[str, Any]]]] = {}
         """Per game, events waiting to be written to this node's spectators, in order."""
@@ -195,7 +175,7 @@ class GameFeed:
         queue = self.fanouts.get(game.game_id)
         if queue is None:
             queue = self.fanouts[game.game_id] = deque()
-            self.tasks.spawn(self._run_fan_out(game, queue, self.spectator_lag))
+            self.tasks.spawn(self._run_fan_out(game, queue, self.config.spectator_lag))
         queue.append((version, event))
 
     async def _run_fan_out(
@@ -384,7 +364,7 @@ class GameFeed:
         a tick to each racer and spectator.
         """
         while True:
-            await asyncio.sleep(self.spectator_tick if tick is None else tick)
+            await asyncio.sleep(self.config.spectator_tick if tick is None else tick)
             for game_id in list(self.followed):
                 game = self.race.games.get(game_id)
                 if game is None or game.ended:

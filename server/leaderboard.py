@@ -8,21 +8,18 @@ from typing import Any
 
 from protocol.wire.message import LeaderboardEntry, LeaderboardPage
 
-from .hub import Hub
+from .service import Plumbing, Service
 from .session import Session
-from .store import Store, board_channel
-from .tasks import Tasks
+from .store import board_channel
 
 __all__ = ["Leaderboards"]
 
 
-class Leaderboards:
+class Leaderboards(Service):
     """Read leaderboard pages; push a followed board again whenever it changes."""
 
-    def __init__(self, store: Store, hub: Hub, tasks: Tasks) -> None:
-        self.store = store
-        self.hub = hub
-        self.tasks = tasks
+    def __init__(self, plumbing: Plumbing) -> None:
+        super().__init__(plumbing)
         self.watchers: dict[tuple[str, str], set[Session]] = {}
 
     async def page(

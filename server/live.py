@@ -34,6 +34,7 @@ __all__ = [
     "DONE",
     "RACER_STATUS",
     "GameListener",
+    "GameSpec",
     "LiveGame",
     "new_game_id",
     "now_ms",
@@ -74,6 +75,27 @@ def new_game_id() -> str:
 def now_ms() -> int:
     """Return the server's wall clock in milliseconds."""
     return int(time.time() * 1000)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameSpec:
+    """How to start a game: its variant and options, its kind, and what is fixed beforehand."""
+
+    variant: str
+    options: Options
+    mode: str = "race"
+    """``race``, ``solo``, ``daily`` (the ranked attempt) or ``practice`` (the daily, unranked)."""
+    number: int | None = None
+    """The deal; ``None`` draws a fresh secret one."""
+    salt: str | None = None
+    daily: str | None = None
+    """The day of a daily game."""
+    room: str | None = None
+    rematch_of: str | None = None
+    saved: bool = False
+    """A solo game kept for its player to resume later."""
+    time_limit: float | None = None
+    """Seconds; ``None`` is the node's race limit and 0 none."""
 
 
 @dataclass

@@ -13,19 +13,15 @@ from typing import Any
 from protocol.wire.error import ErrorCode, ProtocolError
 
 from .analysis import SolverPool
-from .config import Config
 from .daily import DailyService
 from .feed import GameFeed
-from .hub import Hub
 from .leaderboard import Leaderboards
 from .live import LiveGame
-from .metrics import Metrics
 from .presence import Presence
 from .race import RaceService
 from .results import Results
+from .service import Plumbing, Service
 from .session import Session
-from .store import Store
-from .tasks import Tasks
 
 __all__ = ["Handler", "Node"]
 
@@ -35,61 +31,29 @@ Handler = Callable[["Node", Session, Any], Awaitable[None]]
 """A message handler: ``async def on_x(node, session, message) -> None``."""
 
 
-class Node:
+class Node(Service):
     """One node's shared state and services, wired together once Redis answers."""
 
-    def __init__(
-        self,
-        config: Config,
-        name: str,
-        store: Store,
-        hub: Hub,
-        metrics: Metrics,
-        tasks: Tasks,
-        clock: Callable[[], float],
-    ) -> None:
-        self.config = config
-        self.name = name
-        self.store = store
-        self.hub = hub
-        self.metrics = metrics
-        self.tasks = tasks
+    def __init__(self, plumbing: Plumbing, clock: Callable[[], float]) -> None:
+        super().__init__(plumbing)
+        config = plumbing.config
         self.clock = clock
         self.sessions: set[Session] = set()
+        store = plumbing.store
         self.daily = DailyService(store, clock=clock, keep_days=config.leaderboard_days)
         self.race = RaceService(
-            store, node=name, time_limit=config.race_time_limit, keep_finished=config.finished_game_ttl
+            store, node=self.node, time_limit=config.race_time_limit, keep_finished=config.finished_game_ttl
         )
-        self.feed = GameFeed(
-            self.race,
-            store,
-            hub,
-            self.daily,
-            metrics,
-            tasks,
-            node=name,
-            spectator_lag=config.spectator_lag,
-            spectator_tick=config.spectator_tick,
-        )
-        self.solver = SolverPool(name)
-        self.results = Results(store, self.daily, self.solver, tasks, keep_finished=config.finished_game_ttl)
+        self.feed = GameFeed(plumbing, self.race, self.daily)
+        self.solver = SolverPool(self.node)
+        self.results = Results(plumbing, self.daily, self.solver)
         self.race.listen(
             on_game_loaded=self.feed.game_loaded,
             on_race_done=self.results.race_done,
             on_event=self.feed.local_event,
         )
-        self.presence = Presence(
-            store,
-            hub,
-            self.race,
-            self.feed,
-            metrics,
-            tasks,
-            grace_period=config.grace_period,
-            node_timeout=config.node_timeout,
-            node_heartbeat=config.node_heartbeat,
-        )
-        self.leaderboards = Leaderboards(store, hub, tasks)
+        self.presence = Presence(plumbing, self.race, self.feed)
+        self.leaderboards = Leaderboards(plumbing)
         self.test_deals = [int(n) for n in config.test_deals.split(",") if n.strip()]
         if self.test_deals:
             log.warning(

@@ -18,46 +18,27 @@ from protocol.wire.flow import State
 from protocol.wire.message import Analysis, Countdown, MatchFound, Racer, RematchOffered, RoomState
 
 from .feed import GameFeed
-from .hub import Hub
 from .live import now_ms
-from .metrics import Metrics
 from .race import RaceService
 from .room import leave_room
+from .service import Plumbing, Service
 from .session import Session
-from .store import Store, player_channel
-from .tasks import Tasks
+from .store import player_channel
 
 __all__ = ["Presence"]
 
 log = logging.getLogger("scorpion.server")
 
 
-class Presence:
+class Presence(Service):
     """Track this node's connections per player; start grace periods; deliver notices."""
 
-    def __init__(
-        self,
-        store: Store,
-        hub: Hub,
-        race: RaceService,
-        feed: GameFeed,
-        metrics: Metrics,
-        tasks: Tasks,
-        *,
-        grace_period: float,
-        node_timeout: float,
-        node_heartbeat: float,
-    ) -> None:
-        self.store = store
-        self.hub = hub
+    def __init__(self, plumbing: Plumbing, race: RaceService, feed: GameFeed) -> None:
+        super().__init__(plumbing)
+        self.by_player: dict[str, set[Session]] = {}
+        """This node's open connections of each player who said hello."""
         self.race = race
         self.feed = feed
-        self.metrics = metrics
-        self.tasks = tasks
-        self.grace_period = grace_period
-        self.node_timeout = node_timeout
-        self.node_heartbeat = node_heartbeat
-        self.by_player: dict[str, set[Session]] = {}
 
     async def arrive(self, session: Session, player: str) -> None:
         """Count a connection of ``player`` that has said hello, and listen to their notices."""
@@ -104,7 +85,7 @@ class Presence:
         or cut off from Redis) states its own connections again.
         """
         handled: set[str] = set()
-        timeout_ms = int(self.node_timeout * 1000)
+        timeout_ms = int(self.config.node_timeout * 1000)
         last = now_ms()
         while True:
             try:
@@ -122,7 +103,7 @@ class Presence:
             except Exception as exc:
                 self.metrics.redis_errors.inc()
                 log.warning("heartbeat failed", extra={"error": repr(exc)})
-            await asyncio.sleep(self.node_heartbeat)
+            await asyncio.sleep(self.config.node_heartbeat)
 
     async def _take_over(self, node: str) -> None:
         log.warning("a node went silent: its racers get their grace period", extra={"silent": node})
@@ -135,7 +116,7 @@ class Presence:
 
     async def grace(self, player: str, game_id: str) -> None:
         """Wait the grace period; a racer still away then has left the race."""
-        await asyncio.sleep(self.grace_period)
+        await asyncio.sleep(self.config.grace_period)
         if await self.store.presence(player, 0) > 0:
             return
         game = await self.race.load(game_id)

@@ -49,7 +49,7 @@ from protocol.wire.message import (
     deal_commitment,
 )
 
-from .live import DONE, RACER_STATUS, LiveGame, new_game_id, now_ms, racer_fields
+from .live import DONE, RACER_STATUS, GameSpec, LiveGame, new_game_id, now_ms, racer_fields
 from .store import Store
 
 __all__ = ["RaceService"]
@@ -96,29 +96,17 @@ class RaceService:
     # -- starting -----------------------------------------------------------------------
 
     async def start_race(
-        self,
-        racers: list[tuple[str, str]],
-        variant: str,
-        options: Options,
-        room: str | None = None,
-        game_id: str | None = None,
-        number: int | None = None,
-        *,
-        mode: str = "race",
-        daily: str | None = None,
-        salt: str | None = None,
-        time_limit: float | None = None,
-        saved: bool = False,
-        rematch_of: str | None = None,
+        self, racers: list[tuple[str, str]], spec: GameSpec, game_id: str | None = None
     ) -> str:
-        """Create a game on a fresh secret deal (or a given one) and publish its first event.
+        """Create a game on a fresh secret deal (or the spec's) and publish its first event.
 
-        A solo game is a race of one; ``time_limit`` 0 means none. Return the game id.
+        A solo game is a race of one. Return the game id.
         """
         game_id = game_id or new_game_id()
-        number = number if number is not None else draw_competitive_number()
-        salt = salt or secrets.token_hex(16)
-        limit_ms = self.time_limit_ms if time_limit is None else int(time_limit * 1000)
+        number = spec.number if spec.number is not None else draw_competitive_number()
+        salt = spec.salt or secrets.token_hex(16)
+        limit_ms = self.time_limit_ms if spec.time_limit is None else int(spec.time_limit * 1000)
+        variant, options = spec.variant, spec.options
         rule = ReserveRule.parse(options.reserve_rule)
         board = Board.new(variant, number, rule)
         start = now_ms()
@@ -132,12 +120,12 @@ class RaceService:
             "commitment": deal_commitment(number, salt),
             "start": start,
             "options": json.dumps(options.to_dict()),
-            "room": room or "",
+            "room": spec.room or "",
             "limit": limit_ms,
-            "mode": mode,
-            "daily": daily or "",
-            "saved": int(saved),
-            "rematch_of": rematch_of or "",
+            "mode": spec.mode,
+            "daily": spec.daily or "",
+            "saved": int(spec.saved),
+            "rematch_of": spec.rematch_of or "",
         }
         event = json.dumps({"type": "race_started", "view": opening, "at": start})
         await self.store.create_game(game_id, meta, racers, event, racer_fields(summary, "playing"))

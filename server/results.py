@@ -8,23 +8,19 @@ from typing import Any
 from .analysis import SolverPool, analyze_game
 from .daily import DailyService, leaderboard_key
 from .live import LiveGame
-from .store import Store
-from .tasks import Tasks
+from .service import Plumbing, Service
 
 __all__ = ["Results"]
 
 
-class Results:
+class Results(Service):
     """Record finished games (the race service calls :meth:`race_done`)."""
 
-    def __init__(
-        self, store: Store, daily: DailyService, solver: SolverPool, tasks: Tasks, *, keep_finished: float
-    ) -> None:
-        self.store = store
+    def __init__(self, plumbing: Plumbing, daily: DailyService, solver: SolverPool) -> None:
+        super().__init__(plumbing)
         self.daily = daily
         self.solver = solver
-        self.tasks = tasks
-        self.keep_ms = int(keep_finished * 1000)
+        self.keep_ms = int(self.config.finished_game_ttl * 1000)
 
     async def race_done(
         self, game: LiveGame, standings: list[dict[str, Any]], finished: dict[str, int]

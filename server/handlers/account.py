@@ -3,20 +3,9 @@
 from __future__ import annotations
 
 from protocol.game import VARIANTS
+from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.flow import CLOSE_NORMAL
-from protocol.wire.message import (
-    ForgetMe,
-    Forgotten,
-    Hello,
-    Message,
-    Ping,
-    Pong,
-    Stats,
-    StatsInfo,
-    VariantStats,
-    Welcome,
-)
 
 from ..live import now_ms
 from ..node import Handler, Node
@@ -25,7 +14,7 @@ from ..session import Session
 __all__ = ["HANDLERS"]
 
 
-async def on_hello(node: Node, session: Session, message: Hello) -> None:
+async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
     """Name the connection's player: a new one, or the one a token stands for."""
     if message.token:
         found = await node.store.player_by_token(message.token)
@@ -48,16 +37,16 @@ async def on_hello(node: Node, session: Session, message: Hello) -> None:
         if game is not None and not game.ended:
             games = (game.game_id,)
     session.send(
-        Welcome(player=player, token=token, name=message.name, now=now_ms(), games=games, ref=message.ref)
+        m.Welcome(player=player, token=token, name=message.name, now=now_ms(), games=games, ref=message.ref)
     )
 
 
-async def on_ping(node: Node, session: Session, message: Ping) -> None:
+async def on_ping(node: Node, session: Session, message: m.Ping) -> None:
     """Answer with the server's clock."""
-    session.send(Pong(now=now_ms(), ref=message.ref))
+    session.send(m.Pong(now=now_ms(), ref=message.ref))
 
 
-async def on_stats(node: Node, session: Session, message: Stats) -> None:
+async def on_stats(node: Node, session: Session, message: m.Stats) -> None:
     """Send the player's statistics, for one variant or all."""
     assert session.player is not None
     variants = [message.variant] if message.variant else list(VARIANTS)
@@ -65,7 +54,7 @@ async def on_stats(node: Node, session: Session, message: Stats) -> None:
     for variant, raw in (await node.store.stats(session.player, variants)).items():
         finished = int(raw.get("finished", 0))
         rows.append(
-            VariantStats(
+            m.VariantStats(
                 variant=variant,
                 started=int(raw.get("started", 0)),
                 won=int(raw.get("won", 0)),
@@ -77,10 +66,10 @@ async def on_stats(node: Node, session: Session, message: Stats) -> None:
                 dailies=int(raw.get("dailies", 0)),
             )
         )
-    session.send(StatsInfo(stats=tuple(rows), ref=message.ref))
+    session.send(m.StatsInfo(stats=tuple(rows), ref=message.ref))
 
 
-async def on_forget_me(node: Node, session: Session, message: ForgetMe) -> None:
+async def on_forget_me(node: Node, session: Session, message: m.ForgetMe) -> None:
     """Remove everything kept of the player, then close all their connections."""
     assert session.player is not None
     player = session.player
@@ -88,16 +77,16 @@ async def on_forget_me(node: Node, session: Session, message: ForgetMe) -> None:
     if "game" in places and places["game"] not in await node.store.saved_games(player):
         await node.race.mark_left(places["game"], player)  # rivals see them leave
     removed = await node.store.forget_player(player, list(VARIANTS))
-    session.send(Forgotten(removed=removed, ref=message.ref))
+    session.send(m.Forgotten(removed=removed, ref=message.ref))
     for peer in list(node.presence.by_player.get(player, ())):
         peer.forgotten = True
         peer.closing = True
         node.spawn(peer.close_after_flush(CLOSE_NORMAL, "forgotten"))
 
 
-HANDLERS: dict[type[Message], Handler] = {
-    Hello: on_hello,
-    Ping: on_ping,
-    Stats: on_stats,
-    ForgetMe: on_forget_me,
+HANDLERS: dict[type[m.Message], Handler] = {
+    m.Hello: on_hello,
+    m.Ping: on_ping,
+    m.Stats: on_stats,
+    m.ForgetMe: on_forget_me,
 }

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import (
-    AroundMe,
-    Daily,
-    DailyInfo,
-    DailyStart,
-    Leaderboard,
-    LeaderboardPage,
-    Message,
-    Options,
-)
 
 from ..launch import start_single
-from ..live import new_game_id
+from ..live import GameSpec, new_game_id
 from ..node import Handler, Node
 from ..session import Session
 
-__all__ = ["HANDLERS"]
+__all__ = ["DAILY_OPTIONS", "HANDLERS", "PRACTICE_OPTIONS"]
+
+DAILY_OPTIONS = m.Options(undo=True, hints=False, spectators=True)
+"""The ranked attempt: undo, no hints, and spectators once their own attempt is over."""
+PRACTICE_OPTIONS = m.Options(undo=True, hints=False, spectators=False)
+"""Practice on the day's deal, after the ranked attempt: unranked and unwatched."""
 
 
-async def on_daily_info(node: Node, session: Session, message: DailyInfo) -> None:
+async def on_daily_info(node: Node, session: Session, message: m.DailyInfo) -> None:
     """Say what today's deal is (its commitment), whether the player has played it, and yesterday's."""
     assert session.player is not None
     daily = node.daily
@@ -35,7 +33,7 @@ async def on_daily_info(node: Node, session: Session, message: DailyInfo) -> Non
     if "commitment" in revealed:
         previous = {"date": before, **revealed}
     session.send(
-        Daily(
+        m.Daily(
             date=date,
             variant=message.variant,
             commitment=deal.commitment,
@@ -48,7 +46,7 @@ async def on_daily_info(node: Node, session: Session, message: DailyInfo) -> Non
     )
 
 
-async def on_daily_start(node: Node, session: Session, message: DailyStart) -> None:
+async def on_daily_start(node: Node, session: Session, message: m.DailyStart) -> None:
     """Start the player's one ranked attempt of today's deal, or practice once it is over."""
     assert session.player is not None
     daily = node.daily
@@ -56,22 +54,16 @@ async def on_daily_start(node: Node, session: Session, message: DailyStart) -> N
     variant = message.variant
     deal = await daily.deal(date, variant)
     attempt, done = await daily.attempt_over(date, variant, session.player)
+    day = GameSpec(
+        variant=variant, options=DAILY_OPTIONS, mode="daily", number=deal.number, salt=deal.salt, daily=date
+    )
     if message.practice:
         if not done:
             raise ProtocolError(
                 ErrorCode.NOT_ALLOWED, "practice opens once your ranked attempt of today is over"
             )
-        options = Options(undo=True, hints=False, spectators=False)
         await start_single(
-            node,
-            session,
-            variant,
-            options,
-            mode="practice",
-            ref=message.ref,
-            number=deal.number,
-            salt=deal.salt,
-            daily=date,
+            node, session, dataclasses.replace(day, mode="practice", options=PRACTICE_OPTIONS), message.ref
         )
         return
     game_id = new_game_id()
@@ -83,22 +75,10 @@ async def on_daily_start(node: Node, session: Session, message: DailyStart) -> N
             "you have used today's ranked attempt: resume it, "
             "or ask with practice: true to replay the deal unranked",
         )
-    options = Options(undo=True, hints=False, spectators=True)
-    await start_single(
-        node,
-        session,
-        variant,
-        options,
-        mode="daily",
-        ref=message.ref,
-        number=deal.number,
-        salt=deal.salt,
-        daily=date,
-        game_id=game_id,
-    )
+    await start_single(node, session, day, message.ref, game_id)
 
 
-async def on_leaderboard(node: Node, session: Session, message: Leaderboard) -> None:
+async def on_leaderboard(node: Node, session: Session, message: m.Leaderboard) -> None:
     """Send one page of a day's leaderboard; with ``subscribe``, push it again as it changes."""
     date = message.date or node.daily.today()
     page = await node.leaderboards.page(
@@ -109,7 +89,7 @@ async def on_leaderboard(node: Node, session: Session, message: Leaderboard) -> 
         await node.leaderboards.follow(session, date, message.variant, message.limit)
 
 
-async def on_around_me(node: Node, session: Session, message: AroundMe) -> None:
+async def on_around_me(node: Node, session: Session, message: m.AroundMe) -> None:
     """Send the rows of a day's leaderboard around the player's own."""
     assert session.player is not None
     date = message.date or node.daily.today()
@@ -117,7 +97,7 @@ async def on_around_me(node: Node, session: Session, message: AroundMe) -> None:
     if rank is None:
         total, _ = await node.store.board_page(date, message.variant, 0, 0)
         session.send(
-            LeaderboardPage(
+            m.LeaderboardPage(
                 variant=message.variant, date=date, offset=0, total=total, entries=(), ref=message.ref
             )
         )
@@ -129,9 +109,9 @@ async def on_around_me(node: Node, session: Session, message: AroundMe) -> None:
     )
 
 
-HANDLERS: dict[type[Message], Handler] = {
-    DailyInfo: on_daily_info,
-    DailyStart: on_daily_start,
-    Leaderboard: on_leaderboard,
-    AroundMe: on_around_me,
+HANDLERS: dict[type[m.Message], Handler] = {
+    m.DailyInfo: on_daily_info,
+    m.DailyStart: on_daily_start,
+    m.Leaderboard: on_leaderboard,
+    m.AroundMe: on_around_me,
 }

@@ -5,25 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import (
-    Countdown,
-    Message,
-    Ok,
-    Options,
-    QueueCancel,
-    Queued,
-    QueueJoin,
-    QueueTimeout,
-    Ready,
-    RoomCreate,
-    RoomJoin,
-    RoomLeave,
-    RoomStart,
-)
 
 from ..launch import launch
-from ..live import new_game_id, now_ms
+from ..live import GameSpec, new_game_id, now_ms
 from ..node import Handler, Node
 from ..room import leave_room, publish_room
 from ..session import Session
@@ -31,7 +17,7 @@ from ..session import Session
 __all__ = ["HANDLERS"]
 
 
-async def on_room_create(node: Node, session: Session, message: RoomCreate) -> None:
+async def on_room_create(node: Node, session: Session, message: m.RoomCreate) -> None:
     """Open a room hosted by the player, with the race's variant, size and options."""
     assert session.player is not None
     settings = {
@@ -45,7 +31,7 @@ async def on_room_create(node: Node, session: Session, message: RoomCreate) -> N
     await publish_room(node.store, code, ref_to=(session, message.ref))
 
 
-async def on_room_join(node: Node, session: Session, message: RoomJoin) -> None:
+async def on_room_join(node: Node, session: Session, message: m.RoomJoin) -> None:
     """Put the player in a room by its code."""
     assert session.player is not None
     await node.store.join_room(message.room, session.player, int(node.config.room_ttl * 1000))
@@ -54,20 +40,20 @@ async def on_room_join(node: Node, session: Session, message: RoomJoin) -> None:
     await publish_room(node.store, message.room, ref_to=(session, message.ref))
 
 
-async def on_ready(node: Node, session: Session, message: Ready) -> None:
+async def on_ready(node: Node, session: Session, message: m.Ready) -> None:
     """Mark the player ready (or not) in their room."""
     assert session.player is not None and session.room is not None
     await node.store.set_ready(session.room, session.player, message.ready)
     await publish_room(node.store, session.room, ref_to=(session, message.ref))
 
 
-async def on_room_leave(node: Node, session: Session, message: RoomLeave) -> None:
+async def on_room_leave(node: Node, session: Session, message: m.RoomLeave) -> None:
     """Take the player out of their room."""
     await leave_room(node.store, session)
-    session.send(Ok(to="room_leave", ref=message.ref))
+    session.send(m.Ok(to="room_leave", ref=message.ref))
 
 
-async def on_room_start(node: Node, session: Session, message: RoomStart) -> None:
+async def on_room_start(node: Node, session: Session, message: m.RoomStart) -> None:
     """Start the room's race (host only, everyone ready) after the countdown."""
     assert session.player is not None and session.room is not None
     room = await node.store.room(session.room)
@@ -89,23 +75,24 @@ async def on_room_start(node: Node, session: Session, message: RoomStart) -> Non
     await node.store.start_room(session.room, session.player, game_id)
     start = now_ms() + int(node.config.countdown_seconds * 1000)
     seconds = round(node.config.countdown_seconds)
-    session.send(Countdown(room=session.room, seconds=seconds, start=start, ref=message.ref))
+    session.send(m.Countdown(room=session.room, seconds=seconds, start=start, ref=message.ref))
     notice = {"kind": "countdown", "room": session.room, "seconds": seconds, "start": start}
     for member in room["members"]:
         if member != session.player:
             await node.store.notify(member, notice)
     racers = list(zip(room["members"], room["names"], strict=True))
-    options = Options.from_dict(json.loads(room["options"]))
+    options = m.Options.from_dict(json.loads(room["options"]))
     rematch_of = room.get("rematch_of") or None
-    node.spawn(launch(node, racers, room["variant"], options, session.room, game_id, rematch_of))
+    spec = GameSpec(variant=room["variant"], options=options, room=session.room, rematch_of=rematch_of)
+    node.spawn(launch(node, racers, spec, game_id))
 
 
-async def on_queue_join(node: Node, session: Session, message: QueueJoin) -> None:
+async def on_queue_join(node: Node, session: Session, message: m.QueueJoin) -> None:
     """Queue the player for a quick match; start a race when enough are waiting."""
     assert session.player is not None
     waiting = await node.store.enqueue(message.variant, session.player, now_ms())
     session.queued = message.variant
-    session.send(Queued(variant=message.variant, waiting=waiting, ref=message.ref))
+    session.send(m.Queued(variant=message.variant, waiting=waiting, ref=message.ref))
     session.queue_timer = node.spawn(_queue_timeout(node, session, message.variant))
     matched = await node.store.match(message.variant, node.config.quick_match_size)
     if matched:
@@ -117,18 +104,18 @@ async def on_queue_join(node: Node, session: Session, message: QueueJoin) -> Non
             await node.store.notify(
                 pid, {"kind": "match", "variant": message.variant, "players": roster, "start": start}
             )
-        options = Options(undo=True, hints=True, spectators=True)
-        node.spawn(launch(node, racers, message.variant, options, None, new_game_id()))
+        spec = GameSpec(variant=message.variant, options=m.Options(undo=True, hints=True, spectators=True))
+        node.spawn(launch(node, racers, spec, new_game_id()))
 
 
 async def _queue_timeout(node: Node, session: Session, variant: str) -> None:
     await asyncio.sleep(node.config.queue_timeout)
     if session.queued == variant and session.player and await node.store.dequeue(variant, session.player):
         session.queued = None
-        session.send(QueueTimeout(variant=variant, waited=int(node.config.queue_timeout)))
+        session.send(m.QueueTimeout(variant=variant, waited=int(node.config.queue_timeout)))
 
 
-async def on_queue_cancel(node: Node, session: Session, message: QueueCancel) -> None:
+async def on_queue_cancel(node: Node, session: Session, message: m.QueueCancel) -> None:
     """Take the player out of the quick match queue."""
     assert session.player is not None
     variant, session.queued = session.queued, None
@@ -136,15 +123,15 @@ async def on_queue_cancel(node: Node, session: Session, message: QueueCancel) ->
         session.queue_timer.cancel()
     if variant is None or not await node.store.dequeue(variant, session.player):
         raise ProtocolError(ErrorCode.NOT_IN_QUEUE, "you are not waiting for a quick match")
-    session.send(Ok(to="queue_cancel", ref=message.ref))
+    session.send(m.Ok(to="queue_cancel", ref=message.ref))
 
 
-HANDLERS: dict[type[Message], Handler] = {
-    RoomCreate: on_room_create,
-    RoomJoin: on_room_join,
-    Ready: on_ready,
-    RoomLeave: on_room_leave,
-    RoomStart: on_room_start,
-    QueueJoin: on_queue_join,
-    QueueCancel: on_queue_cancel,
+HANDLERS: dict[type[m.Message], Handler] = {
+    m.RoomCreate: on_room_create,
+    m.RoomJoin: on_room_join,
+    m.Ready: on_ready,
+    m.RoomLeave: on_room_leave,
+    m.RoomStart: on_room_start,
+    m.QueueJoin: on_queue_join,
+    m.QueueCancel: on_queue_cancel,
 }

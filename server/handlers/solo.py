@@ -4,40 +4,28 @@ from __future__ import annotations
 
 import json
 
+from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import (
-    Message,
-    Options,
-    SavedGame,
-    SavedGames,
-    SavedGamesList,
-    SoloNew,
-    SoloReplay,
-    SoloResume,
-)
 
 from ..launch import start_single
-from ..live import LiveGame
+from ..live import GameSpec, LiveGame
 from ..node import Handler, Node
 from ..session import Session
 
 __all__ = ["HANDLERS"]
 
 
-async def on_solo_new(node: Node, session: Session, message: SoloNew) -> None:
+async def on_solo_new(node: Node, session: Session, message: m.SoloNew) -> None:
     """Start a solo game on a fresh deal, saved for later if asked."""
-    options = Options(undo=True, hints=True, spectators=False, reserve_rule=message.reserve_rule)
-    number = node.next_test_deal()
-    await start_single(
-        node,
-        session,
-        message.variant,
-        options,
+    options = m.Options(undo=True, hints=True, spectators=False, reserve_rule=message.reserve_rule)
+    spec = GameSpec(
+        variant=message.variant,
+        options=options,
         mode="solo",
-        ref=message.ref,
-        number=number,
-        save=message.save,
+        number=node.next_test_deal(),
+        saved=message.save,
     )
+    await start_single(node, session, spec, message.ref)
 
 
 async def _own_solo_game(node: Node, session: Session, game_id: str) -> LiveGame:
@@ -49,22 +37,16 @@ async def _own_solo_game(node: Node, session: Session, game_id: str) -> LiveGame
     return game
 
 
-async def on_solo_replay(node: Node, session: Session, message: SoloReplay) -> None:
+async def on_solo_replay(node: Node, session: Session, message: m.SoloReplay) -> None:
     """Start a new solo game on the deal of one of the player's solo games."""
     game = await _own_solo_game(node, session, message.game)
-    await start_single(
-        node,
-        session,
-        game.variant,
-        game.options,
-        mode="solo",
-        ref=message.ref,
-        number=game.number,
-        save=game.saved,
+    spec = GameSpec(
+        variant=game.variant, options=game.options, mode="solo", number=game.number, saved=game.saved
     )
+    await start_single(node, session, spec, message.ref)
 
 
-async def on_solo_resume(node: Node, session: Session, message: SoloResume) -> None:
+async def on_solo_resume(node: Node, session: Session, message: m.SoloResume) -> None:
     """Go on with one of the player's solo games that is not over."""
     game = await _own_solo_game(node, session, message.game)
     if game.ended:
@@ -72,7 +54,7 @@ async def on_solo_resume(node: Node, session: Session, message: SoloResume) -> N
     await node.feed.resume_with_snapshot(session, game, message.ref)
 
 
-async def on_saved_games(node: Node, session: Session, message: SavedGames) -> None:
+async def on_saved_games(node: Node, session: Session, message: m.SavedGames) -> None:
     """List the player's saved solo games that are still going."""
     assert session.player is not None
     games = []
@@ -84,19 +66,19 @@ async def on_saved_games(node: Node, session: Session, message: SavedGames) -> N
             continue
         summary = json.loads(mine[0].fields.get("summary", "{}"))
         games.append(
-            SavedGame(
+            m.SavedGame(
                 game=game_id,
                 variant=record.meta["variant"],
                 start=int(record.meta["start"]),
                 summary=summary,
             )
         )
-    session.send(SavedGamesList(games=tuple(games), ref=message.ref))
+    session.send(m.SavedGamesList(games=tuple(games), ref=message.ref))
 
 
-HANDLERS: dict[type[Message], Handler] = {
-    SoloNew: on_solo_new,
-    SoloReplay: on_solo_replay,
-    SoloResume: on_solo_resume,
-    SavedGames: on_saved_games,
+HANDLERS: dict[type[m.Message], Handler] = {
+    m.SoloNew: on_solo_new,
+    m.SoloReplay: on_solo_replay,
+    m.SoloResume: on_solo_resume,
+    m.SavedGames: on_saved_games,
 }
