@@ -6,36 +6,5 @@ and the same search written in C, ``protocol/solver/_fastsearch.c``, which the s
 prefers when it was built. ``docs/solver.md`` describes both and their proofs.
 """
 
-from .solver import (
-    NATIVE,
-    Budget,
-    Solution,
-    Verdict,
-    canonical_key,
-    first_losing_move,
-    is_winnable,
-    percentile,
-    pick_winnable,
-    run_search,
-    solve,
-    solve_deal,
-    wilson_interval,
-    winning_move,
-)
-
-__all__ = [
-    "NATIVE",
-    "Budget",
-    "Solution",
-    "Verdict",
-    "canonical_key",
-    "first_losing_move",
-    "is_winnable",
-    "percentile",
-    "pick_winnable",
-    "run_search",
-    "solve",
-    "solve_deal",
-    "wilson_interval",
-    "winning_move",
-]
+from .solver import *  # noqa: F403  (the solver's API is the package's)
+from .solver import __all__ as __all__
