@@ -13,11 +13,14 @@ from ..session import Session
 __all__ = ["HANDLERS"]
 
 
-async def _action(node: Node, session: Session, message: Message, kind: str) -> None:
+GameAction = PlayMove | DealReserve | Undo | HintRequest | Resign
+"""A racer's request about their own board in a game: each names the game and the version seen."""
+
+
+async def _action(node: Node, session: Session, message: GameAction, kind: str) -> None:
     assert session.player is not None
     started = asyncio.get_running_loop().time()
-    game_id: str = message.game  # type: ignore[attr-defined]
-    seen: int = message.v  # type: ignore[attr-defined]
+    game_id, seen = message.game, message.v
     if game_id not in session.games:
         game = await node.race.load(game_id)
         if game is None:
@@ -27,7 +30,13 @@ async def _action(node: Node, session: Session, message: Message, kind: str) -> 
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "resume that game first")
     try:
         answer = await node.race.act(
-            game_id, session.player, kind, seen, getattr(message, "move", None), session.id, message.ref
+            game_id,
+            session.player,
+            kind,
+            seen,
+            message.move if isinstance(message, PlayMove) else None,
+            session.id,
+            message.ref,
         )
     except ProtocolError:
         node.metrics.moves.rejected += 1
