@@ -26,7 +26,7 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from protocol.wire.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, decode, format_of
+from protocol.wire.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, decode, format_of, peek_ref
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.flow import CLOSE_POLICY, CLOSE_RESTART
 from protocol.wire.message import Error, Message
@@ -210,9 +210,9 @@ class ScorpionServer:
             async for frame in ws:
                 verdict = session.spend_credit()
                 if verdict != "ok":
-                    self._refuse(
-                        session, ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down")
-                    )
+                    ref = peek_ref(frame, session.fmt)
+                    refused = ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down", ref=ref)
+                    self._refuse(session, refused)
                     if verdict == "close":
                         await session.close_after_flush(CLOSE_POLICY, "rate limit exceeded")
                         break

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import platformdirs
 
+from protocol.wire.flow import PLAYER_CREDITS, SPECTATOR_CREDITS, STRIKES_BEFORE_CLOSE
+
 __all__ = ["Config", "build_parser", "load_config"]
 
 
@@ -35,10 +37,10 @@ class Config:
     grace_period: float = 60.0
     queue_timeout: float = 120.0
     quick_match_size: int = 2
-    message_credits: int = 60
-    credit_window: float = 10.0
-    spectator_credits: int = 20
-    rate_limit_strikes: int = 5
+    message_credits: int = PLAYER_CREDITS[0]
+    credit_window: float = PLAYER_CREDITS[1]
+    spectator_credits: int = SPECTATOR_CREDITS[0]
+    rate_limit_strikes: int = STRIKES_BEFORE_CLOSE
     max_frame: int = 8192
     send_queue: int = 64
     ping_interval: float = 20.0

@@ -13,8 +13,8 @@ from typing import Any, Final, Literal
 
 import msgpack  # type: ignore[import-untyped]
 
-from .error import ErrorCode, ProtocolError
-from .message import Message, from_dict
+from .error import ErrorCode, ProtocolError, Ref
+from .message import MAX_REF, MAX_REF_TEXT, Message, from_dict
 
 __all__ = [
     "FORMATS",
@@ -30,6 +30,7 @@ __all__ = [
     "encode",
     "format_of",
     "from_dict",
+    "peek_ref",
     "to_dict",
 ]
 
@@ -115,6 +116,24 @@ def decode_dict(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_C
         except (ValueError, RecursionError):
             raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not one valid JSON value") from None
     raise ValueError(f"unknown format {fmt!r}: use {MSGPACK} or {JSON}")
+
+
+def peek_ref(frame: bytes | str, fmt: Format = MSGPACK) -> Ref | None:
+    """Return the ``ref`` a frame carries, or ``None`` when it has none or it cannot be read.
+
+    For an answer to a frame that is refused before it is checked (over the message
+    credits): the error still carries the request's ``ref``.
+    """
+    try:
+        data = decode_dict(frame, fmt)
+    except ProtocolError:
+        return None
+    ref = data.get("ref") if type(data) is dict else None
+    if type(ref) is int and -MAX_REF <= ref <= MAX_REF:
+        return ref
+    if type(ref) is str and len(ref) <= MAX_REF_TEXT:
+        return ref
+    return None
 
 
 def decode(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_CLIENT_FRAME) -> Message:

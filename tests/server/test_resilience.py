@@ -100,19 +100,25 @@ async def test_a_flooding_client_is_rate_limited_then_closed_while_a_race_goes_o
     assert ann.node is not None
     async with connect(ann.node.url, subprotocols=[MSGPACK]) as flood:  # type: ignore[list-item]
         from protocol.wire.codec import decode_dict, encode
+        from protocol.wire.flow import STRIKES_BEFORE_CLOSE
         from protocol.wire.message import Ping
 
-        codes = []
+        answers = []
         try:
             for i in range(400):
                 await flood.send(encode(Ping(ref=i), MSGPACK))
             while True:
-                data = decode_dict(await asyncio.wait_for(flood.recv(), 5), MSGPACK)
-                if data["type"] == "error":
-                    codes.append(data["code"])
+                answers.append(decode_dict(await asyncio.wait_for(flood.recv(), 5), MSGPACK))
         except ConnectionClosed as closed:
             assert closed.rcvd is not None and closed.rcvd.code == 1008
-        assert "rate_limited" in codes
+        refused = [a for a in answers if a["type"] == "error"]
+        assert refused and {a["code"] for a in refused} == {"rate_limited"}
+        # Each refusal answers its own request (docs/protocol.md §2), and the connection is
+        # closed only after the documented number of refusals in a row (§3).
+        refs = [a["ref"] for a in answers]
+        assert refs == sorted(refs) and len(set(refs)) == len(refs)
+        assert len(refused) >= STRIKES_BEFORE_CLOSE
+        assert all(a["type"] == "error" for a in answers[-STRIKES_BEFORE_CLOSE:])
     board = Board.new("scorpion", 1234567890123)
     move = next(m for m in board.legal_moves() if not m.is_deal)
     answer = await bob.request(

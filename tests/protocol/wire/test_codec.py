@@ -283,3 +283,19 @@ def test_every_error_code_reaches_the_client_intact(code: ErrorCode, fmt: Format
 def test_rate_limited_is_what_spent_credits_give() -> None:
     credits = Credits(capacity=2, period=10.0)
     assert [credits.take(0.0) for _ in range(3)] == ["ok", "ok", "rate_limited"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_ref_of_a_frame_is_read_without_checking_the_rest_of_it(fmt: Format) -> None:
+    from protocol.wire.codec import peek_ref
+
+    def frame(data: object) -> bytes | str:
+        return msgpack.packb(data) if fmt == MSGPACK else json.dumps(data)
+
+    assert peek_ref(frame({"type": "ping", "ref": 7}), fmt) == 7
+    assert peek_ref(frame({"type": "nonsense", "extra": 1, "ref": "r-1"}), fmt) == "r-1"
+    assert peek_ref(frame({"type": "ping"}), fmt) is None
+    assert peek_ref(frame({"type": "ping", "ref": "x" * 65}), fmt) is None
+    assert peek_ref(frame({"type": "ping", "ref": 2**53}), fmt) is None
+    assert peek_ref(frame([1, 2]), fmt) is None
+    assert peek_ref(b"\xc1" if fmt == MSGPACK else "{", fmt) is None
