@@ -54,6 +54,8 @@ class GameFeed(Service):
         self.list_watchers: set[Session] = set()
         self.frames_sent: OrderedDict[tuple[str, int, str], bytes | str] = OrderedDict()
         self.spectator_totals: dict[str, int] = {}
+        self.spectators_reported: dict[str, int] = {}
+        """Per game, this node's spectator count as last written to the store."""
 
     # -- following games ----------------------------------------------------------------
 
@@ -121,6 +123,11 @@ class GameFeed(Service):
             self.followed.discard(game.game_id)
             with contextlib.suppress(Exception):
                 await self.hub.unsubscribe(game_channel(game.game_id), self._on_game_event)
+        self.spectator_totals.pop(game.game_id, None)
+        if self.spectators_reported.pop(game.game_id, 0):
+            # The count loop no longer visits this game: take this node's spectators off
+            # the game's total now, or the other nodes would go on counting them.
+            self.tasks.spawn(self._report_no_spectators(game.game_id))
         if game.timer is not None:
             game.timer.cancel()
             game.timer = None
@@ -357,6 +364,12 @@ class GameFeed(Service):
         if game is not None:
             await self.maybe_forget(game)
 
+    async def _report_no_spectators(self, game_id: str) -> None:
+        try:
+            await self.store.set_spectators(game_id, self.node, 0)
+        except Exception:
+            self.metrics.redis_errors.inc()
+
     async def count_spectators(self, tick: float | None = None) -> None:
         """Every tick, publish this node's spectator counts and push changed totals.
 
@@ -370,11 +383,13 @@ class GameFeed(Service):
                 if game is None or game.ended:
                     self.spectator_totals.pop(game_id, None)
                     continue
+                here = self.spectator_count(game_id)
                 try:
-                    total = await self.store.set_spectators(game_id, self.node, self.spectator_count(game_id))
+                    total = await self.store.set_spectators(game_id, self.node, here)
                 except Exception:
                     self.metrics.redis_errors.inc()
                     continue
+                self.spectators_reported[game_id] = here
                 if self.spectator_totals.get(game_id, 0) != total:
                     self.spectator_totals[game_id] = total
                     notice = Spectators(game=game_id, count=total)

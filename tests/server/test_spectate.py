@@ -409,3 +409,24 @@ async def test_racers_hear_of_a_move_before_spectators_do(
         assert event["player"] == ann.player
         assert time.monotonic() - sent >= 0.35, "a spectator got the move before the lag"
     assert acked - sent < 0.35 and progressed - sent < 0.35, "a racer waited for the spectators"
+
+
+async def test_spectators_who_leave_a_node_are_taken_off_the_count_and_a_rewatch_counts_right(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    first = start_node(test_deals=DEAL, spectator_tick=0.2)
+    second = start_node(spectator_tick=0.2)
+    ann: Client = await open_client(first, "Ann")
+    bob: Client = await open_client(first, "Bob")
+    room, start, _ = await start_race(ann, bob)
+    eve: Client = await open_client(second, "Eve")
+    fay: Client = await open_client(second, "Fay")
+    for fan in (eve, fay):
+        assert (await fan.request({"type": "watch", "room": room["room"]}))["type"] == "spectate"
+    assert (await ann.seen("spectators", timeout=10, count=2))["count"] == 2
+    for fan in (eve, fay):
+        assert (await fan.request({"type": "unwatch", "game": start["game"]}))["type"] == "ok"
+    # The second node follows the game no more; its spectators still leave the total.
+    assert (await ann.seen("spectators", timeout=10, count=0))["count"] == 0
+    again = await eve.request({"type": "watch", "room": room["room"]})
+    assert again["type"] == "spectate" and again["spectators"] == 1
