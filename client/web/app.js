@@ -4,14 +4,8 @@
 import { Link } from "./net.js";
 import { renderBoard, cardLabel } from "./cards.js";
 import { canDeal, locate, targetsFor, wireMove } from "./rules.js";
+import { $, S, STATUS_TEXT, VARIANT_TITLE, appendCells, clock, myName, serverNow } from "./state.js";
 
-const $ = (id) => document.getElementById(id);
-const VARIANT_TITLE = {
-  scorpion: "Scorpion", "scorpion-ii": "Scorpion II", wasp: "Wasp", "three-blind-mice": "Three Blind Mice",
-};
-const STATUS_TEXT = {
-  playing: "playing", finished: "finished", stuck: "stuck", resigned: "resigned", left: "left",
-};
 const ERRORS = {
   bad_frame: "The server could not read a message from this page.",
   too_large: "A message from this page was too large for the server.",
@@ -41,51 +35,6 @@ const ERRORS = {
 };
 const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
 const VERDICT_WORD = { winnable: "yes", unwinnable: "no", unknown: "unknown" };
-
-// ---------------------------------------------------------------- state
-
-const S = {
-  me: { player: null, name: null },
-  token: localStorage.getItem("scorpion.token") || null,
-  offset: 0,                 // server clock minus local clock, ms
-  mode: "lobby",             // lobby | room | queue | game | watch
-  welcomed: false,
-  room: null,                // last `room` message
-  countdownStart: null,
-  queueVariant: null,
-  game: null,                // the race being played (see newGame)
-  selected: null,            // {col,row} | {cell}
-  hint: null,                // {source, to} | {deal:true}
-  pending: null,             // ref of the game request awaiting its answer
-  watch: null,               // the race being watched
-  games: new Map(),          // live games list
-  linkRoom: new URLSearchParams(location.search).get("room"),
-  daily: null,
-  outbox: [],                // lobby requests made before the server's welcome
-  followingGames: false,
-  analyses: new Map(),       // game id -> `analysis` (the solver's verdict on a finished game)
-  rematchOffers: new Map(),  // game id -> `rematch_offered` (another racer opened a rematch room)
-  slipped: new Map(),        // game id -> the player's move after which the win slipped away
-  resultGame: null,          // the game whose result is shown
-  dailyAsked: null,          // the day whose end made the lobby ask for the next day's deal
-  watchRematch: null,        // the rematch a spectator's result offers to watch (its game id)
-  winnable: null,            // last `winnable_info` (shown while the board is unchanged)
-};
-
-const serverNow = () => Date.now() + S.offset;
-
-function defaultName() {
-  return `Player ${Math.floor(100 + Math.random() * 900)}`;
-}
-
-function myName() {
-  let name = (localStorage.getItem("scorpion.name") || "").trim();
-  if (!name) {
-    name = defaultName();
-    localStorage.setItem("scorpion.name", name);
-  }
-  return name;
-}
 
 // ---------------------------------------------------------------- link
 
@@ -597,14 +546,6 @@ function winnableText(info) {
   return "Still winnable: unknown (the solver gave up).";
 }
 
-function clock(seconds) {
-  const s = Math.max(0, Math.floor(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const ss = String(s % 60).padStart(2, "0");
-  return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
-}
-
 function renderGame() {
   const game = S.game;
   if (!game) return;
@@ -958,17 +899,6 @@ function onGlobalKey(event) {
 }
 
 // ---------------------------------------------------------------- results
-
-// A table row's cells, one per text. The player's name (cell `nameAt`) may be 24
-// characters with no space: it may break anywhere rather than widen the table.
-function appendCells(tr, texts, nameAt = -1) {
-  texts.forEach((text, i) => {
-    const td = document.createElement("td");
-    td.textContent = text;
-    if (i === nameAt) td.className = "who";
-    tr.append(td);
-  });
-}
 
 function showResult(msg, roster) {
   const names = new Map((roster || []).map((r) => [r.player, r.name]));
