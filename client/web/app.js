@@ -1,112 +1,14 @@
 // Scorpion Race browser client: lobby, rooms, quick match, racing, daily, spectating.
 // Speaks the JSON subprotocol described in docs/protocol.md.
 
-import { Link } from "./net.js";
 import { renderBoard, cardLabel } from "./cards.js";
 import { canDeal, locate, targetsFor, wireMove } from "./rules.js";
+import { connect, link, onPong, sayHello, send } from "./link.js";
+import { ERRORS, bindNotice, dropHintNotice, notify, showError } from "./notice.js";
 import { $, S, STATUS_TEXT, VARIANT_TITLE, appendCells, clock, myName, serverNow } from "./state.js";
 
-const ERRORS = {
-  bad_frame: "The server could not read a message from this page.",
-  too_large: "A message from this page was too large for the server.",
-  unknown_type: "The server does not know that request.",
-  bad_field: "The server refused a value.",
-  hello_first: "Not signed in yet.",
-  not_allowed: "That is not possible right now.",
-  bad_token: "Your saved identity has expired; starting afresh.",
-  illegal_move: "Illegal move.",
-  stale_version: "Your board was out of date; it has been brought up to date.",
-  not_your_game: "You are not racing in that game.",
-  no_such_game: "That game is over, or does not exist.",
-  game_over: "Your part of this race is over.",
-  rate_limited: "Too many actions at once: slow down a little.",
-  room_full: "That room is full.",
-  no_such_room: "No open room has that code.",
-  not_host: "Only the host can start the race.",
-  room_started: "That room's race has already started.",
-  not_ready: "Everyone must be ready, and at least two players present, before the start.",
-  not_in_queue: "You were no longer in the queue (a match may just have been found).",
-  undo_forbidden: "Undo is not allowed in this race.",
-  hints_forbidden: "Hints are not allowed in this race.",
-  spectating_forbidden: "This race does not allow spectators.",
-  daily_already_played: "You have already played today's deal.",
-  unavailable: "Not available right now.",
-  internal: "The server failed; please try again.",
-};
 const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
 const VERDICT_WORD = { winnable: "yes", unwinnable: "no", unknown: "unknown" };
-
-// ---------------------------------------------------------------- link
-
-const wsUrl = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/`;
-const link = new Link(wsUrl, { onMessage, onOpen, onState });
-
-function onOpen() {
-  S.welcomed = false;
-  S.outbox = [];
-  S.pending = null;
-  sayHello();
-}
-
-function sayHello() {
-  const hello = { type: "hello", name: myName(), client: "scorpion-web 0.1" };
-  if (S.token) hello.token = S.token;
-  link.send(hello);
-}
-
-const CLOSE_REASONS = {
-  1001: "The server is shutting down; trying again…",
-  1008: "The server closed the connection: too many messages too fast. Reconnecting…",
-  1009: "The server refused a message that was too large. Reconnecting…",
-  1011: "The server failed; reconnecting and resuming…",
-  1012: "The server is restarting; reconnecting…",
-};
-
-function onState(state, event) {
-  if (event && CLOSE_REASONS[event.code]) notify(CLOSE_REASONS[event.code]);
-  const conn = $("conn");
-  conn.dataset.state = state;
-  conn.textContent = { connecting: "Connecting…", open: "Online", reconnecting: "Reconnecting…", closed: "Offline" }[state];
-  document.body.classList.toggle("offline", state !== "open");
-  if (state !== "open") S.welcomed = false;
-}
-
-function send(message) {
-  if (!S.welcomed && link.isOpen) {
-    S.outbox.push(message);          // sent as soon as the server has welcomed us
-    return null;
-  }
-  const ref = link.send(message);
-  if (ref === null) notify("Not connected to the server: reconnecting…");
-  return ref;
-}
-
-// ---------------------------------------------------------------- notices
-
-let noticeTimer = null;
-function notify(text, detail, ttl = 9000) {
-  const box = $("notice");
-  $("notice-text").textContent = detail && detail !== text ? `${text} ${detail}` : text;
-  box.hidden = false;
-  clearTimeout(noticeTimer);
-  noticeTimer = setTimeout(() => { box.hidden = true; }, ttl);
-}
-
-// Codes whose server sentence says more than the page's own wording.
-const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type"]);
-
-function showError(msg) {
-  const friendly = ERRORS[msg.code] || "The server refused that.";
-  const sentence = (msg.message || "").trim().replace(/\.$/, "");
-  const detail = sentence && (DETAILED.has(msg.code) || !ERRORS[msg.code])
-    ? `${sentence[0].toUpperCase()}${sentence.slice(1)}.` : "";
-  notify(friendly, detail);
-}
-
-// A hint speaks of the position it was asked in: it goes with the game.
-function dropHintNotice() {
-  if ($("notice-text").textContent.startsWith("Hint")) $("notice").hidden = true;
-}
 
 // ---------------------------------------------------------------- screens
 
@@ -139,7 +41,7 @@ function setMode(mode) {
 function onMessage(msg) {
   switch (msg.type) {
     case "welcome": return onWelcome(msg);
-    case "pong": S.offset = msg.now - Date.now(); return;
+    case "pong": return onPong(msg);
     case "ok": return onOk(msg);
     case "error": return onError(msg);
     case "room": return onRoom(msg);
@@ -1339,7 +1241,7 @@ function raceOptions() {
 }
 
 function bind() {
-  $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
+  bindNotice();
   $("name-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const name = $("name-input").value.trim();
@@ -1437,10 +1339,9 @@ function bind() {
   board.addEventListener("keydown", onBoardKey);
   document.addEventListener("keydown", onGlobalKey);
   setInterval(tickClock, 250);
-  setInterval(() => { if (link.isOpen && S.welcomed) link.send({ type: "ping" }); }, 30000);
 }
 
 bind();
 setMode("lobby");
-link.connect();
+connect(onMessage);
 window.scorpion = { state: S, link };      // for debugging (and tests) from the console
