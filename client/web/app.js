@@ -5,36 +5,11 @@ import { renderBoard, cardLabel } from "./cards.js";
 import { canDeal, locate, targetsFor, wireMove } from "./rules.js";
 import { connect, link, onPong, sayHello, send } from "./link.js";
 import { ERRORS, bindNotice, dropHintNotice, notify, showError } from "./notice.js";
-import { $, S, STATUS_TEXT, VARIANT_TITLE, appendCells, clock, myName, serverNow } from "./state.js";
+import { followGames, setMode, wantGames } from "./screens.js";
+import { $, S, STATUS_TEXT, VARIANT_TITLE, appendCells, clock, serverNow } from "./state.js";
 
 const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
 const VERDICT_WORD = { winnable: "yes", unwinnable: "no", unknown: "unknown" };
-
-// ---------------------------------------------------------------- screens
-
-// The live games list is followed in the lobby, where it is shown, and under the result of
-// a watched race, where a rematch of that race is offered when it starts.
-function wantGames() {
-  return S.mode === "lobby" || Boolean(S.mode === "watch" && S.watch && S.watch.ended);
-}
-
-function followGames() {
-  const follow = wantGames();
-  if (S.welcomed && follow !== S.followingGames) send({ type: "games_list", subscribe: follow });
-  S.followingGames = S.welcomed && follow;
-}
-
-function setMode(mode) {
-  if (mode !== "room" && location.search) history.replaceState(null, "", location.pathname);
-  if (mode !== S.mode) dropHintNotice();
-  S.mode = mode;
-  followGames();
-  for (const name of ["lobby", "room", "queue", "game", "watch"]) $(`screen-${name}`).hidden = name !== mode;
-  if (mode === "lobby") {
-    $("name-input").value = myName();
-    if (!S.resultOpen) $("result").hidden = true;
-  }
-}
 
 // ---------------------------------------------------------------- messages
 
