@@ -64,6 +64,11 @@ function modeTitle(game) {
   return variant;
 }
 
+// Start a new solo game with the lobby's variant and reserve rule.
+export function newSolo() {
+  send({ type: "solo_new", variant: $("variant").value, reserve_rule: $("opt-reserve").value, save: true });
+}
+
 // ---------------------------------------------------------------- drawing the game
 
 // Draw the game being played: board, figures, buttons, racers and clock.
@@ -368,6 +373,7 @@ function onGlobalKey(event) {
 
 // Bind the game's buttons, the board's pointer and keys, and the page's game keys.
 export function bindTable() {
+  $("btn-new").addEventListener("click", newSolo);
   $("btn-deal").addEventListener("click", () => gameRequest("deal"));
   $("btn-undo").addEventListener("click", () => gameRequest("undo"));
   $("btn-hint").addEventListener("click", () => gameRequest("hint"));
