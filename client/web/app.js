@@ -2,14 +2,15 @@
 // Speaks the JSON subprotocol described in docs/protocol.md.
 
 import { bindDaily, onDaily, onLeaderboard, onSaved, onStats, refreshLobby, tickDaily } from "./daily.js";
+import { bindLobby, joinRoom, onCountdown, onMatchFound, onQueueTimeout, onQueued, onRoom, tickCountdown } from "./lobby.js";
 import { connect, link, onPong, sayHello, send } from "./link.js";
 import { ERRORS, bindNotice, notify, showError } from "./notice.js";
 import { setMode, wantGames } from "./screens.js";
 import { onBatch, onEvent, onHints, onSnapshot, onWinnableInfo } from "./race.js";
-import { bindResults, closeResult, onAnalysis, onRematchOffered, onReplayLog } from "./results.js";
+import { bindResults, onAnalysis, onRematchOffered, onReplayLog } from "./results.js";
 import { bindSpectate, onGames, onGamesUpdate, onSpectate, onSpectateBatch, onSpectateEvent, onSpectators, onWatchEnded, tickWatchClock } from "./spectate.js";
-import { addTicker, bindTable, newSolo, renderGame, tickClock } from "./table.js";
-import { $, S, VARIANT_TITLE, serverNow } from "./state.js";
+import { addTicker, bindTable, renderGame, tickClock } from "./table.js";
+import { $, S } from "./state.js";
 
 const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
 
@@ -25,10 +26,7 @@ function onMessage(msg) {
     case "countdown": return onCountdown(msg);
     case "queued": return onQueued(msg);
     case "match_found": return onMatchFound(msg);
-    case "queue_timeout":
-      setMode("lobby");
-      notify(`Nobody else came to play ${VARIANT_TITLE[msg.variant]} within ${msg.waited} s. Try again later.`);
-      return;
+    case "queue_timeout": return onQueueTimeout(msg);
     case "race_started":
     case "accepted":
     case "progress":
@@ -174,143 +172,13 @@ function onError(msg) {
   showError(msg);
 }
 
-// ---------------------------------------------------------------- rooms and queue
-
-function joinRoom(code) {
-  S.lastJoin = code.toUpperCase();
-  send({ type: "room_join", room: S.lastJoin });
-}
-
-function onRoom(msg) {
-  if (S.resultOpen) closeResult();                 // a rematch: from the result to its room
-  S.room = msg;
-  S.lastJoin = null;
-  if (S.mode !== "room") S.countdownStart = null;
-  setMode("room");
-  const url = `${location.origin}/?room=${msg.room}`;
-  history.replaceState(null, "", `${location.pathname}?room=${msg.room}`);   // a reload re-joins
-  $("room-code").textContent = msg.room;
-  $("room-link").value = url;
-  const opts = msg.options || {};
-  const bits = [VARIANT_TITLE[msg.variant], `up to ${msg.max_players} players`,
-    opts.undo ? "undo allowed" : "no undo", opts.hints ? "hints allowed" : "no hints",
-    opts.reserve_rule === "when-stuck" ? "reserve only when stuck" : "reserve any time"];
-  if (opts.spectators === false) bits.push("no spectators");
-  else if (opts.spectator_delay) bits.push(`spectators ${opts.spectator_delay} s behind`);
-  $("room-desc").textContent = bits.join(" · ");
-  const list = $("room-players");
-  list.replaceChildren();
-  let allReady = true;
-  for (const p of msg.players) {
-    const li = document.createElement("li");
-    li.dataset.player = p.player;
-    const me = p.player === S.me.player ? " (you)" : "";
-    const host = p.player === msg.host ? " ★ host" : "";
-    li.textContent = `${p.name}${me}${host}`;
-    const tag = document.createElement("span");
-    tag.className = p.ready ? "tag ready" : "tag";
-    tag.textContent = p.ready ? "ready" : "not ready";
-    li.append(" ", tag);
-    list.append(li);
-    if (!p.ready && p.player !== msg.host) allReady = false;
-  }
-  const mine = msg.players.find((p) => p.player === S.me.player);
-  const ready = Boolean(mine && mine.ready);
-  $("btn-ready").setAttribute("aria-pressed", String(ready));
-  $("btn-ready").textContent = ready ? "Ready ✓ (click to unready)" : "I'm ready";
-  const host = msg.host === S.me.player;
-  $("btn-ready").hidden = host;                    // the host is ready by starting
-  $("btn-start").hidden = !host;
-  $("btn-start").disabled = !(allReady && msg.players.length >= 2);
-  $("btn-start").title = msg.players.length < 2 ? "Waiting for a second player" : allReady ? "" : "Waiting for everyone to be ready";
-}
-
-function onCountdown(msg) {
-  S.countdownStart = msg.start;
-  tickCountdown();
-}
-
-function tickCountdown() {
-  if (S.countdownStart === null || S.mode !== "room") { $("countdown").textContent = ""; return; }
-  const left = Math.max(0, Math.ceil((S.countdownStart - serverNow()) / 1000));
-  $("countdown").textContent = left > 0 ? `The race starts in ${left}…` : "Go!";
-}
-
-function onQueued(msg) {
-  S.queueVariant = msg.variant;
-  setMode("queue");
-  $("queue-text").textContent = `Looking for an opponent for ${VARIANT_TITLE[msg.variant]}… ` +
-    `(${msg.waiting} waiting, you included)`;
-}
-
-function onMatchFound(msg) {
-  const others = msg.players.filter((p) => p.player !== S.me.player).map((p) => p.name);
-  $("queue-text").textContent = `Match found: you against ${others.join(", ")}. Starting…`;
-  S.countdownStart = msg.start;
-}
-
-// ---------------------------------------------------------------- lobby actions
-
-function raceOptions() {
-  const delay = Math.max(0, Math.min(300, Number($("opt-delay").value) || 0));
-  return {
-    undo: $("opt-undo").checked, hints: $("opt-hints").checked, spectators: $("opt-spectators").checked,
-    reserve_rule: $("opt-reserve").value, spectator_delay: delay,
-  };
-}
-
 function bind() {
   bindNotice();
   bindTable();
   bindDaily();
   bindResults();
   bindSpectate();
-  $("name-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const name = $("name-input").value.trim();
-    if (!name || name.length > 24) { notify("A name has 1 to 24 characters."); return; }
-    localStorage.setItem("scorpion.name", name);
-    if (S.mode === "lobby") link.restart();    // hello again under the new name (same token)
-    else notify("Your new name will be used from your next race.");
-  });
-  $("btn-create").addEventListener("click", () => {
-    const players = Math.max(2, Math.min(8, Number($("opt-players").value) || 2));
-    send({ type: "room_create", variant: $("variant").value, max_players: players, options: raceOptions() });
-  });
-  $("btn-queue").addEventListener("click", () => {
-    S.queueVariant = $("variant").value;
-    send({ type: "queue_join", variant: S.queueVariant });
-  });
-  $("btn-solo").addEventListener("click", newSolo);
-  $("join-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const code = $("join-code").value.trim().toUpperCase();
-    if (!/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/.test(code)) {
-      notify("A room code has 6 characters (letters and digits, no 0, 1, I, L or O).");
-      return;
-    }
-    joinRoom(code);
-  });
-  $("btn-forget").addEventListener("click", () => {
-    if (window.confirm("Erase your identity and your records from the server? This cannot be undone.")) {
-      send({ type: "forget_me" });
-    }
-  });
-  $("btn-copy").addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText($("room-link").value);
-      notify("Link copied.");
-    } catch {
-      $("room-link").select();
-      notify("Select the link and copy it.");
-    }
-  });
-  $("btn-ready").addEventListener("click", () => {
-    send({ type: "ready", ready: $("btn-ready").getAttribute("aria-pressed") !== "true" });
-  });
-  $("btn-start").addEventListener("click", () => send({ type: "room_start" }));
-  $("btn-leave").addEventListener("click", () => send({ type: "room_leave" }));
-  $("btn-cancel-queue").addEventListener("click", () => send({ type: "queue_cancel" }));
+  bindLobby();
   $("home-link").addEventListener("click", (event) => {
     if (S.mode === "lobby") return;
     event.preventDefault();
