@@ -93,7 +93,8 @@ export function onBatch(msg) {
   if (S.game && !S.game.ended) { setMode("game"); renderGame(); }
 }
 
-// `snapshot`: the whole game afresh (after resume, when the events missed are too many).
+// `snapshot`: the whole game afresh (after resume, when the missed events are no longer
+// kept or the page is too far behind).
 export function onSnapshot(msg) {
   const game = newGame({ ...msg, roster: msg.roster });
   game.view = msg.view;
