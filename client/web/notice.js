@@ -1,0 +1,68 @@
+// Notices: the one-line messages at the top of the page, and the sentences shown for the
+// server's error codes.
+
+import { $ } from "./state.js";
+
+// The page's own wording for each error code the server may send.
+export const ERRORS = {
+  bad_frame: "The server could not read a message from this page.",
+  too_large: "A message from this page was too large for the server.",
+  unknown_type: "The server does not know that request.",
+  bad_field: "The server refused a value.",
+  hello_first: "Not signed in yet.",
+  not_allowed: "That is not possible right now.",
+  bad_token: "Your saved identity has expired; starting afresh.",
+  illegal_move: "Illegal move.",
+  stale_version: "Your board was out of date; it has been brought up to date.",
+  not_your_game: "You are not racing in that game.",
+  no_such_game: "That game is over, or does not exist.",
+  game_over: "Your part of this race is over.",
+  rate_limited: "Too many actions at once: slow down a little.",
+  room_full: "That room is full.",
+  no_such_room: "No open room has that code.",
+  not_host: "Only the host can start the race.",
+  room_started: "That room's race has already started.",
+  not_ready: "Everyone must be ready, and at least two players present, before the start.",
+  not_in_queue: "You were no longer in the queue (a match may just have been found).",
+  undo_forbidden: "Undo is not allowed in this race.",
+  hints_forbidden: "Hints are not allowed in this race.",
+  spectating_forbidden: "This race does not allow spectators.",
+  daily_already_played: "You have already played today's deal.",
+  unavailable: "Not available right now.",
+  internal: "The server failed; please try again.",
+};
+
+// ---------------------------------------------------------------- notices
+
+let noticeTimer = null;
+
+// Show a notice (its text, then any detail) for `ttl` ms.
+export function notify(text, detail, ttl = 9000) {
+  const box = $("notice");
+  $("notice-text").textContent = detail && detail !== text ? `${text} ${detail}` : text;
+  box.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { box.hidden = true; }, ttl);
+}
+
+// Codes whose server sentence says more than the page's own wording.
+const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type"]);
+
+// Show a server error as a notice: the page's wording, and the server's where it says more.
+export function showError(msg) {
+  const friendly = ERRORS[msg.code] || "The server refused that.";
+  const sentence = (msg.message || "").trim().replace(/\.$/, "");
+  const detail = sentence && (DETAILED.has(msg.code) || !ERRORS[msg.code])
+    ? `${sentence[0].toUpperCase()}${sentence.slice(1)}.` : "";
+  notify(friendly, detail);
+}
+
+// Hide a hint's notice. A hint speaks of the position it was asked in: it goes with the game.
+export function dropHintNotice() {
+  if ($("notice-text").textContent.startsWith("Hint")) $("notice").hidden = true;
+}
+
+// Bind the notice's close button.
+export function bindNotice() {
+  $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
+}

@@ -1,0 +1,208 @@
+// The result dialog of a finished game or race: standings, the revealed deal, the rematch
+// (Race again, Join the rematch, Watch the rematch), and the solver's analysis with the
+// move named from the game's replay log.
+
+import { cardLabel } from "./cards.js";
+import { refreshLobby } from "./daily.js";
+import { send } from "./link.js";
+import { dropHintNotice, notify } from "./notice.js";
+import { setMode } from "./screens.js";
+import { $, S, STATUS_TEXT, appendCells, clock } from "./state.js";
+import { moveLabel, newSolo } from "./table.js";
+
+const VERDICT_WORD = { winnable: "yes", unwinnable: "no", unknown: "unknown" };
+
+// ---------------------------------------------------------------- results
+
+// Show the result of a finished game or race: standings, deal, rematch, the solver's analysis.
+export function showResult(msg, roster) {
+  const names = new Map((roster || []).map((r) => [r.player, r.name]));
+  const body = $("standings");
+  body.replaceChildren();
+  for (const s of msg.standings) {
+    const tr = document.createElement("tr");
+    tr.dataset.player = s.player;
+    if (s.player === S.me.player) tr.classList.add("me");
+    appendCells(tr, [s.rank, s.name || names.get(s.player), s.score, `${s.runs}/4`, clock(s.elapsed), STATUS_TEXT[s.status] || s.status], 1);
+    body.append(tr);
+  }
+  const mine = msg.standings.find((s) => s.player === S.me.player);
+  const solo = msg.standings.length === 1;
+  let title = "Race over";
+  if (mine && solo) title = mine.status === "finished" ? "You won!" : `Game over: ${mine.score} points`;
+  else if (mine) {
+    // First on points (or the one who solved it) wins; first only on time is not a win to crow about.
+    const level = msg.standings.some((s) => s.player !== mine.player && s.score === mine.score);
+    const placed = `Race over: you placed ${mine.rank} of ${msg.standings.length}`;
+    if (mine.rank === 1 && (mine.status === "finished" || !level)) title = "You won the race!";
+    else title = level ? `${placed} (level on points)` : placed;
+  }
+  $("h-result").textContent = title;
+  $("result-deal").textContent = msg.number
+    ? `Deal number ${msg.number} (salt ${msg.salt}): check it against the commitment shown at the start.`
+    : "The deal number is revealed once the day is over.";
+  const soloGame = S.game && S.game.id === msg.game && S.game.mode === "solo" ? S.game : null;
+  $("btn-replay").hidden = !soloGame;
+  $("btn-result-new").hidden = !soloGame;
+  // A race between players may be raced again by the same players (a rematch room).
+  const raceGame = S.game && S.game.id === msg.game && S.game.mode === "race" && !solo && mine;
+  $("btn-rematch").hidden = !raceGame;
+  $("btn-rematch").disabled = false;
+  S.watchRematch = null;
+  showRematchOffer(msg.game);
+  // The solver's analysis follows for the player's own solo games and races (a daily
+  // game's only once its day is over, and never for practice).
+  const ownGame = S.game && S.game.id === msg.game ? S.game : null;
+  S.resultGame = msg.game;
+  $("analysis").dataset.game = msg.game;
+  $("analysis-line").hidden = true;
+  $("btn-show-line").setAttribute("aria-expanded", "false");
+  $("btn-show-line").textContent = "Show the winning line";
+  const expected = Boolean(mine && ownGame && (ownGame.mode === "solo" || ownGame.mode === "race"));
+  if (!S.analyses.has(msg.game) && expected) {
+    setTimeout(() => {
+      if (S.resultGame === msg.game && !S.analyses.has(msg.game)) send({ type: "analyze", game: msg.game });
+    }, 5000);
+  }
+  renderAnalysis(expected);
+  dropHintNotice();
+  S.resultOpen = true;
+  $("result").hidden = false;
+  $("btn-result-close").focus({ preventScroll: true });
+}
+
+function showRematchOffer(game) {
+  const offer = S.rematchOffers.get(game);
+  $("rematch-offer").hidden = !offer;
+  $("rematch-offer").textContent = offer ? `${offer.name} wants a rematch.` : "";
+  $("btn-rematch").textContent = offer ? "Join the rematch" : "Race again";
+}
+
+function askRematch() {
+  if (S.watchRematch) {
+    const game = S.watchRematch;
+    closeResult();
+    send({ type: "watch", game });
+    return;
+  }
+  if (!S.resultGame) return;
+  $("btn-rematch").disabled = true;               // one request; the room answers it
+  send({ type: "rematch", game: S.resultGame });
+}
+
+// `rematch_offered`: another racer opened a rematch room (offered in the result, or told).
+export function onRematchOffered(msg) {
+  S.rematchOffers.set(msg.game, msg);
+  if (S.resultOpen && S.resultGame === msg.game) {
+    showRematchOffer(msg.game);
+    return;
+  }
+  $("join-code").value = msg.room;                // ready beside Join in the lobby
+  if (S.mode === "lobby") notify(`${msg.name} wants a rematch in room ${msg.room}: press Join to go there.`);
+  else notify(`${msg.name} wants a rematch in room ${msg.room}; join it from the lobby when you are free.`);
+}
+
+// Hide the result, and forget the game or watched race it was about if that is over.
+export function closeResult() {
+  S.resultOpen = false;
+  $("result").hidden = true;
+  if (S.game && S.game.ended) S.game = null;
+  if (S.watch && S.watch.ended) S.watch = null;
+}
+
+// ---------------------------------------------------------------- the solver's analysis
+
+// `analysis`: the solver's verdict on a finished game (and ask for the replay to name a slip).
+export function onAnalysis(msg) {
+  S.analyses.set(msg.game, msg);
+  const slipped = msg.slipped ?? null;
+  if (slipped !== null && !S.slipped.has(msg.game)) {
+    S.slipped.set(msg.game, null);
+    send({ type: "replay", game: msg.game });     // the player's line, to name the move
+  }
+  if (S.resultGame === msg.game) renderAnalysis(true);
+}
+
+// `replay_log`: the game's moves, to name the move after which the win slipped away.
+export function onReplayLog(msg) {
+  if (msg.request !== "replay" || !S.slipped.has(msg.game)) return;
+  const analysis = S.analyses.get(msg.game);
+  if (!analysis) return;
+  // The player's final line: their moves with the undos taken back (as the analysis counts).
+  const line = [];
+  for (const log of msg.logs) {
+    if (log.player !== analysis.player) continue;
+    for (const move of log.moves) {
+      if (move.undo) line.pop();
+      else line.push(move);
+    }
+  }
+  S.slipped.set(msg.game, line[analysis.slipped] || null);
+  if (S.resultGame === msg.game) renderAnalysis(true);
+}
+
+// The analysis box of the result: verdict, where the win slipped away, the winning line.
+function renderAnalysis(expected) {
+  const box = $("analysis");
+  const game = S.resultGame;
+  const analysis = game ? S.analyses.get(game) : null;
+  if (!analysis) {
+    box.hidden = !expected;
+    box.dataset.state = "waiting";
+    $("analysis-verdict").textContent = "Analysing the deal…";
+    $("analysis-slipped").textContent = "";
+    $("analysis-line-info").textContent = "";
+    $("btn-show-line").hidden = true;
+    $("analysis-line").replaceChildren();
+    return;
+  }
+  box.hidden = false;
+  box.dataset.state = "ready";
+  const word = VERDICT_WORD[analysis.verdict] || analysis.verdict;
+  const verdict = $("analysis-verdict");
+  verdict.replaceChildren("Deal winnable: ");
+  const strong = document.createElement("span");
+  strong.className = word;
+  strong.textContent = word;
+  verdict.append(strong);
+  const slipped = analysis.slipped ?? null;
+  let outcome = "";
+  if (analysis.won) outcome = "You won.";
+  else if (slipped !== null) {
+    const move = S.slipped.get(game);
+    outcome = `Your win slipped away at move ${slipped + 1}${move ? ` (${moveLabel(move)})` : ""}.`;
+  } else if (analysis.verdict === "winnable") outcome = "Your game was not proved lost when it ended.";
+  $("analysis-slipped").textContent = outcome;
+  const line = analysis.line || [];
+  $("analysis-line-info").textContent = line.length
+    ? `A winning line from the opening has ${line.length} moves.` : "";
+  $("btn-show-line").hidden = line.length === 0;
+  const list = $("analysis-line");
+  list.replaceChildren();
+  for (const move of line) {
+    const li = document.createElement("li");
+    li.textContent = move.deal ? "deal" : `${cardLabel(move.card)} ${move.from}→${move.to}`;
+    li.title = moveLabel(move);
+    list.append(li);
+  }
+}
+
+// Bind the result's buttons.
+export function bindResults() {
+  $("btn-result-new").addEventListener("click", newSolo);
+  $("btn-replay").addEventListener("click", () => {
+    if (S.game) send({ type: "solo_replay", game: S.game.id });
+  });
+  $("btn-show-line").addEventListener("click", () => {
+    const list = $("analysis-line");
+    list.hidden = !list.hidden;
+    $("btn-show-line").setAttribute("aria-expanded", String(!list.hidden));
+    $("btn-show-line").textContent = list.hidden ? "Show the winning line" : "Hide the winning line";
+  });
+  $("btn-rematch").addEventListener("click", askRematch);
+  $("btn-result-close").addEventListener("click", () => {
+    closeResult();
+    if (S.mode === "game" || S.mode === "watch") setMode("lobby");
+    if (S.mode === "lobby") refreshLobby(false);
+  });
+}

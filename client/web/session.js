@@ -1,0 +1,137 @@
+// The session with the server as a whole: the welcome (after which the page resumes the
+// game, room, queue or watched race it was in), the answers `ok` and `forgotten`, and
+// what each refused request undoes before its error is shown.
+
+import { refreshLobby } from "./daily.js";
+import { link, sayHello, send } from "./link.js";
+import { joinRoom } from "./lobby.js";
+import { ERRORS, notify, showError } from "./notice.js";
+import { setMode, wantGames } from "./screens.js";
+import { $, S } from "./state.js";
+import { renderGame } from "./table.js";
+
+// The requests about the game being played (one at a time: see gameRequest in table.js).
+const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
+
+// ---------------------------------------------------------------- session
+
+// `welcome`: signed in; send what waited, then resume whatever the page was doing.
+export function onWelcome(msg) {
+  S.welcomed = true;
+  S.me = { player: msg.player, name: msg.name };
+  S.token = msg.token;
+  localStorage.setItem("scorpion.token", msg.token);
+  localStorage.setItem("scorpion.name", msg.name);
+  S.offset = msg.now - Date.now();
+  S.followingGames = wantGames();
+  send({ type: "games_list", subscribe: S.followingGames });
+  refreshLobby(true);
+
+  const early = S.outbox.splice(0);
+  for (const message of early) send(message);
+  const live = msg.games || [];
+  if (S.game && (!S.game.ended || live.includes(S.game.id))) {
+    send({ type: "resume", game: S.game.id, v: S.game.v });
+  } else if (live.length) {
+    send({ type: "resume", game: live[0], v: 0 });
+  } else if (S.mode === "room" && S.room) {
+    send({ type: "room_join", room: S.room.room });
+  } else if (S.mode === "queue" && S.queueVariant) {
+    send({ type: "queue_join", variant: S.queueVariant });
+  } else if (S.mode === "watch" && S.watch && !S.watch.ended) {
+    send({ type: "watch", game: S.watch.id, v: S.watch.v });  // answered by spectate_batch or spectate
+  } else if (S.linkRoom) {
+    const code = S.linkRoom.toUpperCase();
+    S.linkRoom = null;
+    history.replaceState(null, "", location.pathname);
+    joinRoom(code);
+  } else if (S.mode !== "game") {
+    setMode("lobby");
+  }
+}
+
+// `ok`: leaving a room, the queue or a watched race is done; back to the lobby.
+export function onOk(msg) {
+  if (msg.to === "room_leave") { S.room = null; setMode("lobby"); }
+  else if (msg.to === "queue_cancel") { S.queueVariant = null; setMode("lobby"); }
+  else if (msg.to === "unwatch") { S.watch = null; setMode("lobby"); }
+}
+
+// `forgotten`: the server erased the player; start afresh with a new identity.
+export function onForgotten(msg) {
+  localStorage.removeItem("scorpion.token");
+  S.token = null;
+  S.game = null;
+  const removed = msg.removed || {};
+  const parts = Object.entries(removed).filter(([, n]) => n !== false && n !== 0)
+    .map(([what, n]) => (n === true ? what.replace(/_/g, " ") : `${n} ${what.replace(/_/g, " ")}`));
+  notify("The server has forgotten you.", parts.length ? `Removed: ${parts.join(", ")}.` : "");
+  setTimeout(() => link.restart(), 300);     // a fresh identity
+}
+
+// `error`: undo what the refused request expected, then say why (see notice.js).
+export function onError(msg) {
+  const request = msg.request;
+  if (GAME_REQUESTS.has(request)) S.pending = null;
+  switch (msg.code) {
+    case "bad_token":
+      S.token = null;
+      localStorage.removeItem("scorpion.token");
+      sayHello();
+      return;
+    case "stale_version":
+      if (S.game) send({ type: "resume", game: S.game.id, v: S.game.v });
+      notify(ERRORS.stale_version);
+      return;
+    default:
+      break;
+  }
+  if (request === "rematch") $("btn-rematch").disabled = false;
+  if (request === "daily_info") {
+    S.daily = null;
+    $("daily-info").textContent = msg.code === "unavailable"
+      ? "The daily deal is not yet available on this server." : ERRORS[msg.code] || msg.message;
+    $("btn-daily").disabled = true;
+    $("btn-practice").hidden = true;
+    return;
+  }
+  if (request === "leaderboard" || request === "stats" || request === "saved_games") {
+    const box = { leaderboard: "leaderboard", stats: "stats", saved_games: null }[request];
+    if (box) $(box).textContent = msg.code === "unavailable" ? "Not yet available on this server." : ERRORS[msg.code] || msg.message;
+    return;
+  }
+  if (request === "resume") {
+    if (S.game && S.game.mode === "solo" && !S.game.triedSoloResume) {
+      S.game.triedSoloResume = true;
+      send({ type: "solo_resume", game: S.game.id });
+      return;
+    }
+    S.game = null;
+    setMode("lobby");
+  }
+  if (request === "solo_resume" && S.mode === "game") {
+    S.game = null;
+    setMode("lobby");
+  }
+  if (request === "room_join" && S.mode === "room") {  // rejoining after a reconnect failed
+    S.room = null;
+    setMode("lobby");
+  }
+  if (request === "queue_join" && S.mode === "queue") setMode("lobby");
+  if (request === "watch" && S.mode === "watch") { S.watch = null; setMode("lobby"); }
+  if (request === "hint") S.hint = null;
+  if (request === "winnable") { S.winnable = null; renderGame(); }
+  if (request === "replay") return;          // only asked for the analysis: the move number alone is told
+  if (request === "analyze") {
+    // Still being computed: the server pushes it when ready. Otherwise there is none to show.
+    if (msg.code !== "unavailable") { $("analysis").hidden = true; }
+    return;
+  }
+  if (request === "room_join" && msg.code === "room_started" && S.lastJoin) {
+    notify(ERRORS.room_started, "Watching it instead.");
+    send({ type: "watch", room: S.lastJoin });
+    S.lastJoin = null;
+    return;
+  }
+  showError(msg);
+}
