@@ -277,7 +277,8 @@ class ScorpionServer:
 
 
 def _select_subprotocol(connection: ServerConnection, subprotocols: Any) -> Any:
-    """Pick the client's first offered subprotocol we speak; msgpack when it offers none."""
+    """Pick the client's first offered subprotocol we speak (a handshake offering none of
+    them was refused already, by :class:`HttpSite`)."""
     for offered in subprotocols:
         if offered in SUBPROTOCOLS:
             return offered

@@ -11,9 +11,14 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from protocol.wire.codec import SUBPROTOCOLS
+
 from .metrics import CONTENT_TYPE
 
-__all__ = ["HttpSite", "find_web_dir"]
+__all__ = ["WEBSOCKET_PATH", "HttpSite", "find_web_dir", "offered_subprotocols"]
+
+WEBSOCKET_PATH = "/"
+"""The one path where the websocket is served (docs/protocol.md, section 1)."""
 
 _CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -79,8 +84,21 @@ class HttpSite:
         if path == "/metrics":
             return _response(HTTPStatus.OK, self.metrics(), CONTENT_TYPE)
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            return None
+            return self._handshake(path, request)
         return self.static(path)
+
+    def _handshake(self, path: str, request: Request) -> Response | None:
+        """Refuse a websocket handshake on another path, or offering none of our subprotocols."""
+        if path != WEBSOCKET_PATH:
+            text = f"no websocket is served at {path}: connect to {WEBSOCKET_PATH}\n"
+            return _response(HTTPStatus.NOT_FOUND, text.encode(), "text/plain; charset=utf-8")
+        if not set(offered_subprotocols(request)) & set(SUBPROTOCOLS):
+            text = (
+                "offer one of the subprotocols " + " or ".join(SUBPROTOCOLS) + " in Sec-WebSocket-Protocol"
+                " (docs/protocol.md, section 1)\n"
+            )
+            return _response(HTTPStatus.BAD_REQUEST, text.encode(), "text/plain; charset=utf-8")
+        return None
 
     def static(self, path: str) -> Response:
         """Serve a file of the browser client (``/`` is its ``index.html``)."""
@@ -97,6 +115,16 @@ class HttpSite:
         for name, value in _PAGE_HEADERS.items():
             response.headers[name] = value
         return response
+
+
+def offered_subprotocols(request: Request) -> list[str]:
+    """Return the subprotocols a handshake offers, in the client's order of preference."""
+    return [
+        name.strip()
+        for header in request.headers.get_all("Sec-WebSocket-Protocol")
+        for name in header.split(",")
+        if name.strip()
+    ]
 
 
 def find_web_dir(configured: Path | None) -> Path | None:

@@ -33,7 +33,14 @@ CELL_BASE = 100
 
 
 class MoveError(ValueError):
-    """Raise when a move's text or fields are malformed (not when it is illegal)."""
+    """Raise when a move's text or fields are malformed (not when it is illegal).
+
+    ``field`` names the move's field at fault (``card``, ``from``, ``to``), when one is.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class Move(NamedTuple):
@@ -122,20 +129,20 @@ def move_from_json(data: object) -> Move:
         raise MoveError("a move has exactly the fields card, from and to (or only deal: true)")
     card_field, source_field, target_field = data["card"], data["from"], data["to"]
     if not isinstance(card_field, str):
-        raise MoveError("a move's card must be text such as '7H'")
+        raise MoveError("a move's card must be text such as '7H'", "card")
     try:
         card = card_from_text(card_field)
     except CardError as exc:
-        raise MoveError(str(exc)) from None
+        raise MoveError(str(exc), "card") from None
     if isinstance(source_field, str) and source_field[:1] in ("R", "r"):
         try:
             source = _parse_source(source_field)
         except ValueError:
-            raise MoveError(f"{source_field!r} is not a reserve cell") from None
+            raise MoveError(f"{source_field!r} is not a reserve cell", "from") from None
     elif isinstance(source_field, int) and not isinstance(source_field, bool) and source_field >= 1:
         source = source_field - 1
     else:
-        raise MoveError("a move's 'from' is a column number from 1, or 'R1'/'R2'")
+        raise MoveError("a move's 'from' is a column number from 1, or 'R1'/'R2'", "from")
     if isinstance(target_field, bool) or not isinstance(target_field, int) or target_field < 1:
-        raise MoveError("a move's 'to' is a column number from 1")
+        raise MoveError("a move's 'to' is a column number from 1", "to")
     return Move(card, source, target_field - 1)

@@ -56,6 +56,8 @@ class ErrorCode(StrEnum):
     """The room already has its maximum number of players."""
     NO_SUCH_ROOM = "no_such_room"
     """No open room has this code."""
+    NOT_STARTED = "not_started"
+    """The room's race has not started yet: it can be watched once it has."""
     NOT_HOST = "not_host"
     """Only the room's host may do this."""
     ROOM_STARTED = "room_started"

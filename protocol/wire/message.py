@@ -159,8 +159,11 @@ RACER_STATUSES = ("playing", "finished", "stuck", "resigned", "left")
 """Where a racer stands: still playing, won the deal, no move left, gave up, disconnected for good."""
 
 
-def _bad(wire: str, why: str) -> ProtocolError:
-    return ProtocolError(ErrorCode.BAD_FIELD, f"field {wire!r} {why}", field=wire)
+def _bad(wire: str, why: str, inner: str | None = None) -> ProtocolError:
+    """Refuse a field; ``inner`` names the field inside it at fault (``field`` is then ``move.to``)."""
+    return ProtocolError(
+        ErrorCode.BAD_FIELD, f"field {wire!r} {why}", field=f"{wire}.{inner}" if inner else wire
+    )
 
 
 def _kind(value: object) -> str:
@@ -281,15 +284,18 @@ def _move(value: Any, wire: str) -> Move:
         try:
             move = move_from_json(value)
         except (ValueError, TypeError) as exc:
-            raise _bad(wire, f"is not a move: {exc}") from None
+            inner = getattr(exc, "field", None)
+            raise _bad(wire, f"is not a move: {exc}", inner) from None
     if not move.is_deal:
         source, target = move.source, move.target
         if not (0 <= source < MAX_COLUMNS or CELL_BASE <= source < CELL_BASE + MAX_CELLS):
-            raise _bad(wire, f"has a 'from' that is no column (1-{MAX_COLUMNS}) or cell (R1-R{MAX_CELLS})")
+            raise _bad(
+                wire, f"has a 'from' that is no column (1-{MAX_COLUMNS}) or cell (R1-R{MAX_CELLS})", "from"
+            )
         if not 0 <= target < MAX_COLUMNS:
-            raise _bad(wire, f"has a 'to' that is no column (1-{MAX_COLUMNS})")
+            raise _bad(wire, f"has a 'to' that is no column (1-{MAX_COLUMNS})", "to")
         if not 0 <= move.card < 52:
-            raise _bad(wire, "has a card that is no card")
+            raise _bad(wire, "has a card that is no card", "card")
     return move
 
 
@@ -318,7 +324,15 @@ def _struct_check(cls: type[Struct]) -> Check:
         try:
             return cls.from_dict(value)
         except ProtocolError as exc:
-            raise _bad(wire, f"is wrong: {exc.message}") from None
+            # Name the field inside: 'options.undo', not only 'options'.
+            inner = exc.field
+            path = f"{wire}.{inner}" if inner else wire
+            prefix = f"field {inner!r} "
+            if inner and exc.message.startswith(prefix):
+                message = f"field {path!r} {exc.message[len(prefix) :]}"
+            else:
+                message = f"field {wire!r} is wrong: {exc.message}"
+            raise ProtocolError(ErrorCode.BAD_FIELD, message, field=path) from None
 
     return check
 

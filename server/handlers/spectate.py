@@ -41,10 +41,17 @@ async def on_watch(node: Node, session: Session, message: Watch) -> None:
     game_id = message.game
     if game_id is None:
         room = await node.store.room(message.room or "")
-        if room is None or not room.get("game"):
-            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, "no race is running in that room")
+        if room is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, "no open room has that code")
+        if not room.get("game"):
+            raise ProtocolError(
+                ErrorCode.NOT_STARTED,
+                f"the race in room {message.room} has not started yet: watch it again once it has",
+            )
         game_id = room["game"]
     game = await node.race.load(game_id)
+    if game is None and message.game is None:  # the room's countdown is still running
+        raise ProtocolError(ErrorCode.NOT_STARTED, f"the race in room {message.room} starts in a moment")
     if game is None:
         raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no game with that id is running")
     if game.ended:

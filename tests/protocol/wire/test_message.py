@@ -474,10 +474,14 @@ def test_room_options_default_to_undo_and_hints_allowed_and_are_checked() -> Non
     created = from_dict({"type": "room_create", "variant": "wasp"})
     assert created == RoomCreate(variant="wasp", max_players=2, options=Options())
     assert Options() == Options(undo=True, hints=True, spectators=True, reserve_rule="any-time")
-    for options, name in [({"spectator_delay": 301}, "spectator_delay"), ({"reserve_rule": "never"}, "")]:
+    for options, name in [
+        ({"spectator_delay": 301}, "spectator_delay"),
+        ({"reserve_rule": "never"}, "reserve_rule"),
+    ]:
         error = error_of({"type": "room_create", "variant": "wasp", "options": options})
-        assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "options")
-        assert name in error.message
+        # The error names the field inside the options (docs/protocol.md, section 2).
+        assert (error.code, error.field) == (ErrorCode.BAD_FIELD, f"options.{name}")
+        assert f"options.{name}" in error.message
     for players in [1, 9]:
         assert (
             error_of({"type": "room_create", "variant": "wasp", "max_players": players}).field
@@ -524,7 +528,26 @@ def test_a_move_request_carries_an_engine_move() -> None:
 )
 def test_malformed_moves_are_bad_field_errors(move: Any) -> None:
     error = error_of(move_request(move))
-    assert (error.code, error.field) == (ErrorCode.BAD_FIELD, "move")
+    assert error.code == ErrorCode.BAD_FIELD
+    assert error.field is not None and error.field.split(".")[0] == "move"
+
+
+@pytest.mark.parametrize(
+    ("move", "field"),
+    [
+        ({"card": "1H", "from": 2, "to": 5}, "move.card"),
+        ({"card": 7, "from": 2, "to": 5}, "move.card"),
+        ({"card": "7H", "from": 0, "to": 5}, "move.from"),
+        ({"card": "7H", "from": 11, "to": 5}, "move.from"),
+        ({"card": "7H", "from": "R3", "to": 5}, "move.from"),
+        ({"card": "7H", "from": 2, "to": 11}, "move.to"),
+        ({"card": "7H", "from": 2, "to": 5.0}, "move.to"),
+        ({"card": "7H", "from": 2}, "move"),
+        ("7H:2-5", "move"),
+    ],
+)
+def test_an_error_inside_a_move_names_the_move_field_at_fault(move: Any, field: str) -> None:
+    assert error_of(move_request(move)).field == field
 
 
 def test_watch_names_exactly_one_of_game_and_room() -> None:
@@ -632,7 +655,7 @@ def test_nested_records_are_checked_like_messages() -> None:
     )
     wire = race.to_dict()
     wire["roster"] = [{"player": "p", "name": ""}]
-    assert error_of(wire).field == "roster"
+    assert error_of(wire).field == "roster.name"
 
 
 def test_every_struct_subclass_in_the_module_is_documented() -> None:
