@@ -274,3 +274,19 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     assert documented == {code.value for code in ErrorCode}
     missing = documented - set(got)
     assert not missing, f"codes of the table no input provoked: {sorted(missing)}"
+
+
+async def test_frames_over_8_kib_are_too_large_and_over_64_kib_close_the_connection(local_node: Any) -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    node = await local_node()
+    async with connect(node.url, subprotocols=[MSGPACK], max_size=1 << 22) as ws:  # type: ignore[list-item]
+        await ws.send(b"\x00" * (64 * 1024))
+        assert decode_dict(await ws.recv(), MSGPACK)["code"] == "too_large"  # and the connection goes on
+        await ws.send(msgpack.packb({"type": "ping", "ref": 1}))
+        assert decode_dict(await ws.recv(), MSGPACK)["type"] == "pong"
+        await ws.send(b"\x00" * (64 * 1024 + 1))
+        with pytest.raises(ConnectionClosed) as closed:
+            await ws.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    assert "exceeds limit of 65536 bytes" in closed.value.rcvd.reason
