@@ -28,7 +28,7 @@ from .live import GameListener, LiveGame, now_ms, project
 from .race import RaceService
 from .service import Plumbing, Service
 from .session import Frame, Session
-from .store import LIVE_CHANNEL, game_channel
+from .store import LIVE_CHANNEL, game_channel, game_event, game_of_channel, live_change
 
 __all__ = ["FAN_OUT_BATCH", "FRAME_CACHE", "RESUME_BATCH_LIMIT", "GameFeed"]
 
@@ -144,12 +144,12 @@ class GameFeed(Service):
     # -- events -------------------------------------------------------------------------
 
     def _on_game_event(self, channel: str, data: str) -> None:
-        version_text, origin, raw = data.split("|", 2)
+        version, origin, raw = game_event(data)
         if origin == self.node:
             return  # made here: delivered to this node's clients when it was committed
-        game = self.race.games.get(channel[3 : channel.index("}")])
+        game = self.race.games.get(game_of_channel(channel))
         if game is not None:
-            self.dispatch_event(game, int(version_text), orjson.loads(raw))
+            self.dispatch_event(game, version, orjson.loads(raw))
 
     def local_event(self, game_id: str, version: int, event: dict[str, Any]) -> None:
         """Deliver an event this node just committed, without waiting for its pub/sub echo."""
@@ -416,7 +416,7 @@ class GameFeed(Service):
                     await self.hub.unsubscribe(LIVE_CHANNEL, self._on_live_change)
 
     def _on_live_change(self, channel: str, data: str) -> None:
-        self.tasks.spawn(self._push_live_change(data[0] == "+", data[1:]))
+        self.tasks.spawn(self._push_live_change(*live_change(data)))
 
     async def _push_live_change(self, started: bool, game_id: str) -> None:
         for session in list(self.list_watchers):

@@ -10,7 +10,7 @@ from protocol.wire.message import LeaderboardEntry, LeaderboardPage
 
 from .service import Plumbing, Service
 from .session import Session
-from .store import board_channel
+from .store import board_channel, board_of_channel
 
 __all__ = ["Leaderboards"]
 
@@ -71,7 +71,7 @@ class Leaderboards(Service):
                     await self.hub.unsubscribe(board_channel(*key), self._on_board_change)
 
     def _on_board_change(self, channel: str, data: str) -> None:
-        _, date, variant = channel.split(":", 2)
+        date, variant = board_of_channel(channel)
         for session in list(self.watchers.get((date, variant), ())):
             limit = session.boards.get((date, variant), 20)
             self.tasks.spawn(self._push(session, variant, date, limit))

@@ -23,7 +23,7 @@ from .race import RaceService
 from .room import leave_room
 from .service import Plumbing, Service
 from .session import Session
-from .store import player_channel
+from .store import player_channel, player_of_channel
 
 __all__ = ["Presence"]
 
@@ -127,9 +127,8 @@ class Presence(Service):
     # -- notices to one player --------------------------------------------------------------
 
     def _on_player_notice(self, channel: str, data: str) -> None:
-        player = channel[2:]
         notice = json.loads(data)
-        for session in list(self.by_player.get(player, ())):
+        for session in list(self.by_player.get(player_of_channel(channel), ())):
             self.tasks.spawn(self._apply_notice(session, notice))
 
     async def _apply_notice(self, session: Session, notice: dict[str, Any]) -> None:

@@ -52,7 +52,17 @@ from __future__ import annotations
 from .connection import Subscriber
 from .daily import DailyStore
 from .games import GameStore
-from .keys import LIVE_CHANNEL, board_channel, game_channel, player_channel
+from .keys import (
+    LIVE_CHANNEL,
+    board_channel,
+    board_of_channel,
+    game_channel,
+    game_event,
+    game_of_channel,
+    live_change,
+    player_channel,
+    player_of_channel,
+)
 from .players import PlayerStore
 from .records import UNREACHABLE, ActionOutcome, GameRecord, RacerRecord, StoreError
 from .rooms import RoomStore
@@ -67,8 +77,13 @@ __all__ = [
     "StoreError",
     "Subscriber",
     "board_channel",
+    "board_of_channel",
     "game_channel",
+    "game_event",
+    "game_of_channel",
+    "live_change",
     "player_channel",
+    "player_of_channel",
 ]
 
 

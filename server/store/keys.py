@@ -12,9 +12,14 @@ __all__ = [
     "ROOM_CODE_LENGTH",
     "board_channel",
     "board_key",
+    "board_of_channel",
     "game_channel",
+    "game_event",
     "game_key",
+    "game_of_channel",
+    "live_change",
     "player_channel",
+    "player_of_channel",
     "rematch_key",
     "room_key",
     "token_key",
@@ -65,3 +70,30 @@ def token_key(token: str) -> str:
 
 
 # ARGV: seen version, based-on version, op, move, event, origin, summary, status[, finished]
+
+
+def game_of_channel(channel: str) -> str:
+    """Return the game id of a game's channel (the inverse of :func:`game_channel`)."""
+    return channel[3 : channel.index("}")]
+
+
+def player_of_channel(channel: str) -> str:
+    """Return the player id of a player's notice channel (the inverse of :func:`player_channel`)."""
+    return channel[2:]
+
+
+def board_of_channel(channel: str) -> tuple[str, str]:
+    """Return the date and variant of a leaderboard's channel (the inverse of :func:`board_channel`)."""
+    _, date, variant = channel.split(":", 2)
+    return date, variant
+
+
+def game_event(data: str) -> tuple[int, str, str]:
+    """Return the version, origin node and JSON event of a message on a game's channel."""
+    version, origin, event = data.split("|", 2)
+    return int(version), origin, event
+
+
+def live_change(data: str) -> tuple[bool, str]:
+    """Return whether a message on the live channel starts (else ends) a game, and the game's id."""
+    return data[0] == "+", data[1:]
