@@ -1,30 +1,60 @@
 """Every client message's handler, one module per feature, in one table.
 
-Each module ends with its own ``HANDLERS`` (message type -> handler); this table joins
-them. A new message type gets its handler in the module of its feature and its row there.
+Each handler is ``async def on_x(node, session, message) -> None`` in the module of its
+feature. :data:`HANDLERS` says which serves which message type; a new message type gets
+its handler in its feature's module and its row here (``tests/test_layers.py`` fails
+while a client message type has none).
 """
 
 from __future__ import annotations
 
-from protocol.wire.message import Message
+from protocol.wire import message as m
 
 from ..node import Handler
 from . import account, analysis, daily, racing, rematch, rooms, solo, spectate
 
 __all__ = ["HANDLERS"]
 
-_FEATURES = (account, rooms, rematch, racing, solo, daily, analysis, spectate)
-
-
-def _join() -> dict[type[Message], Handler]:
-    table: dict[type[Message], Handler] = {}
-    for feature in _FEATURES:
-        for kind, handler in feature.HANDLERS.items():
-            if kind in table:
-                raise RuntimeError(f"{kind.__name__} has two handlers ({feature.__name__} and another)")
-            table[kind] = handler
-    return table
-
-
-HANDLERS: dict[type[Message], Handler] = _join()
+HANDLERS: dict[type[m.Message], Handler] = {
+    # account.py: who the player is
+    m.Hello: account.on_hello,
+    m.Ping: account.on_ping,
+    m.Stats: account.on_stats,
+    m.ForgetMe: account.on_forget_me,
+    # rooms.py: racing a friend, and the quick match queue
+    m.RoomCreate: rooms.on_room_create,
+    m.RoomJoin: rooms.on_room_join,
+    m.Ready: rooms.on_ready,
+    m.RoomLeave: rooms.on_room_leave,
+    m.RoomStart: rooms.on_room_start,
+    m.QueueJoin: rooms.on_queue_join,
+    m.QueueCancel: rooms.on_queue_cancel,
+    # rematch.py: race the same players again
+    m.Rematch: rematch.on_rematch,
+    # racing.py: a racer's actions in their game
+    m.PlayMove: racing.on_move,
+    m.DealReserve: racing.on_deal,
+    m.Undo: racing.on_undo,
+    m.HintRequest: racing.on_hint,
+    m.Resign: racing.on_resign,
+    m.Resume: racing.on_resume,
+    # solo.py: solo play and saved games
+    m.SoloNew: solo.on_solo_new,
+    m.SoloReplay: solo.on_solo_replay,
+    m.SoloResume: solo.on_solo_resume,
+    m.SavedGames: solo.on_saved_games,
+    # daily.py: the daily tournament and its leaderboards
+    m.DailyInfo: daily.on_daily_info,
+    m.DailyStart: daily.on_daily_start,
+    m.Leaderboard: daily.on_leaderboard,
+    m.AroundMe: daily.on_around_me,
+    # analysis.py: the solver's help
+    m.Analyze: analysis.on_analyze,
+    m.Winnable: analysis.on_winnable,
+    # spectate.py: the live games list, watching, replays
+    m.GamesList: spectate.on_games_list,
+    m.Watch: spectate.on_watch,
+    m.Unwatch: spectate.on_unwatch,
+    m.Replay: spectate.on_replay,
+}
 """Message type -> the handler that serves it."""

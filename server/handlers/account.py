@@ -8,10 +8,10 @@ from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.flow import CLOSE_NORMAL
 
 from ..live import now_ms
-from ..node import Handler, Node
+from ..node import Node
 from ..session import Session
 
-__all__ = ["HANDLERS"]
+__all__ = ["on_forget_me", "on_hello", "on_ping", "on_stats"]
 
 
 async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
@@ -82,11 +82,3 @@ async def on_forget_me(node: Node, session: Session, message: m.ForgetMe) -> Non
         peer.forgotten = True
         peer.closing = True
         node.spawn(peer.close_after_flush(CLOSE_NORMAL, "forgotten"))
-
-
-HANDLERS: dict[type[m.Message], Handler] = {
-    m.Hello: on_hello,
-    m.Ping: on_ping,
-    m.Stats: on_stats,
-    m.ForgetMe: on_forget_me,
-}

@@ -6,13 +6,13 @@ import json
 
 from protocol.game import move_text
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import Analysis, Analyze, Message, Winnable, WinnableInfo
+from protocol.wire.message import Analysis, Analyze, Winnable, WinnableInfo
 
 from ..analysis import check_position
-from ..node import Handler, Node
+from ..node import Node
 from ..session import Session
 
-__all__ = ["HANDLERS"]
+__all__ = ["on_analyze", "on_winnable"]
 
 
 async def on_analyze(node: Node, session: Session, message: Analyze) -> None:
@@ -44,6 +44,3 @@ async def on_winnable(node: Node, session: Session, message: Winnable) -> None:
     actions = [move_text(m) for m in board.move_stack]
     answer = await node.solver.run(check_position, game.variant, game.number, game.rule.value, actions)
     session.send(WinnableInfo(game=game.game_id, v=game.version, ref=message.ref, **answer))
-
-
-HANDLERS: dict[type[Message], Handler] = {Analyze: on_analyze, Winnable: on_winnable}

@@ -9,10 +9,17 @@ from protocol.wire.error import ErrorCode, ProtocolError
 
 from ..launch import start_single
 from ..live import GameSpec, new_game_id
-from ..node import Handler, Node
+from ..node import Node
 from ..session import Session
 
-__all__ = ["DAILY_OPTIONS", "HANDLERS", "PRACTICE_OPTIONS"]
+__all__ = [
+    "DAILY_OPTIONS",
+    "PRACTICE_OPTIONS",
+    "on_around_me",
+    "on_daily_info",
+    "on_daily_start",
+    "on_leaderboard",
+]
 
 DAILY_OPTIONS = m.Options(undo=True, hints=False, spectators=True)
 """The ranked attempt: undo, no hints, and spectators once their own attempt is over."""
@@ -107,11 +114,3 @@ async def on_around_me(node: Node, session: Session, message: m.AroundMe) -> Non
     session.send(
         await node.leaderboards.page(session.player, message.variant, date, offset, limit, message.ref)
     )
-
-
-HANDLERS: dict[type[m.Message], Handler] = {
-    m.DailyInfo: on_daily_info,
-    m.DailyStart: on_daily_start,
-    m.Leaderboard: on_leaderboard,
-    m.AroundMe: on_around_me,
-}

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import Batch, DealReserve, HintRequest, Message, PlayMove, Resign, Resume, Undo
+from protocol.wire.message import Batch, DealReserve, HintRequest, PlayMove, Resign, Resume, Undo
 
-from ..node import Handler, Node
+from ..node import Node
 from ..session import Session
 
-__all__ = ["HANDLERS"]
+__all__ = ["on_deal", "on_hint", "on_move", "on_resign", "on_resume", "on_undo"]
 
 
 GameAction = PlayMove | DealReserve | Undo | HintRequest | Resign
@@ -85,13 +85,3 @@ async def on_resume(node: Node, session: Session, message: Resume) -> None:
     events, last = missed
     await node.feed.listen_as_racer(session, game, last)
     session.send(Batch(game=game.game_id, v=last, events=tuple(events), ref=message.ref))
-
-
-HANDLERS: dict[type[Message], Handler] = {
-    PlayMove: on_move,
-    DealReserve: on_deal,
-    Undo: on_undo,
-    HintRequest: on_hint,
-    Resign: on_resign,
-    Resume: on_resume,
-}

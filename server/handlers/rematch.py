@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import MAX_PLAYERS, Message, Rematch
+from protocol.wire.message import MAX_PLAYERS, Rematch
 
-from ..node import Handler, Node
+from ..node import Node
 from ..room import publish_room
 from ..session import Session
 from ..store import StoreError
 
-__all__ = ["HANDLERS", "REMATCH_OPENINGS"]
+__all__ = ["REMATCH_OPENINGS", "on_rematch"]
 
 REMATCH_OPENINGS = 3
 """Rematch rooms one racer may open for one race (each tells the other racers)."""
@@ -86,6 +86,3 @@ async def on_rematch(node: Node, session: Session, message: Rematch) -> None:
                     await store.notify(racer, notice)
         return
     raise ProtocolError(ErrorCode.UNAVAILABLE, "the rematch room could not be opened; try again")
-
-
-HANDLERS: dict[type[Message], Handler] = {Rematch: on_rematch}

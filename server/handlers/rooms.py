@@ -10,11 +10,19 @@ from protocol.wire.error import ErrorCode, ProtocolError
 
 from ..launch import launch
 from ..live import GameSpec, new_game_id, now_ms
-from ..node import Handler, Node
+from ..node import Node
 from ..room import leave_room, publish_room
 from ..session import Session
 
-__all__ = ["HANDLERS"]
+__all__ = [
+    "on_queue_cancel",
+    "on_queue_join",
+    "on_ready",
+    "on_room_create",
+    "on_room_join",
+    "on_room_leave",
+    "on_room_start",
+]
 
 
 async def on_room_create(node: Node, session: Session, message: m.RoomCreate) -> None:
@@ -124,14 +132,3 @@ async def on_queue_cancel(node: Node, session: Session, message: m.QueueCancel) 
     if variant is None or not await node.store.dequeue(variant, session.player):
         raise ProtocolError(ErrorCode.NOT_IN_QUEUE, "you are not waiting for a quick match")
     session.send(m.Ok(to="queue_cancel", ref=message.ref))
-
-
-HANDLERS: dict[type[m.Message], Handler] = {
-    m.RoomCreate: on_room_create,
-    m.RoomJoin: on_room_join,
-    m.Ready: on_ready,
-    m.RoomLeave: on_room_leave,
-    m.RoomStart: on_room_start,
-    m.QueueJoin: on_queue_join,
-    m.QueueCancel: on_queue_cancel,
-}

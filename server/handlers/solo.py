@@ -9,10 +9,10 @@ from protocol.wire.error import ErrorCode, ProtocolError
 
 from ..launch import start_single
 from ..live import GameSpec, LiveGame
-from ..node import Handler, Node
+from ..node import Node
 from ..session import Session
 
-__all__ = ["HANDLERS"]
+__all__ = ["on_saved_games", "on_solo_new", "on_solo_replay", "on_solo_resume"]
 
 
 async def on_solo_new(node: Node, session: Session, message: m.SoloNew) -> None:
@@ -74,11 +74,3 @@ async def on_saved_games(node: Node, session: Session, message: m.SavedGames) ->
             )
         )
     session.send(m.SavedGamesList(games=tuple(games), ref=message.ref))
-
-
-HANDLERS: dict[type[m.Message], Handler] = {
-    m.SoloNew: on_solo_new,
-    m.SoloReplay: on_solo_replay,
-    m.SoloResume: on_solo_resume,
-    m.SavedGames: on_saved_games,
-}

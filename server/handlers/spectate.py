@@ -6,13 +6,13 @@ import dataclasses
 from typing import Any
 
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import Games, GamesList, Message, Ok, Replay, SpectateBatch, Unwatch, Watch
+from protocol.wire.message import Games, GamesList, Ok, Replay, SpectateBatch, Unwatch, Watch
 
 from ..live import LiveGame
-from ..node import Handler, Node
+from ..node import Node
 from ..session import Session
 
-__all__ = ["HANDLERS"]
+__all__ = ["on_games_list", "on_replay", "on_unwatch", "on_watch"]
 
 
 async def on_games_list(node: Node, session: Session, message: GamesList) -> None:
@@ -113,11 +113,3 @@ async def on_replay(node: Node, session: Session, message: Replay) -> None:
     replay = await node.race.replay_log(game)
     await node.feed.maybe_forget(game)
     session.send(dataclasses.replace(replay, ref=message.ref))
-
-
-HANDLERS: dict[type[Message], Handler] = {
-    GamesList: on_games_list,
-    Watch: on_watch,
-    Unwatch: on_unwatch,
-    Replay: on_replay,
-}
