@@ -386,14 +386,21 @@ async def test_a_spectator_back_after_a_drop_gets_exactly_the_events_it_missed(
 
 
 
-async def test_racers_hear_of_a_move_before_spectators_do(
-    start_node: NodeFactory, open_client: Any
-) -> None:
-    first = start_node(test_deals=DEAL, spectator_lag=0.4)
-    second = start_node(spectator_lag=0.4)
+async def race_on_two_nodes(start_node: NodeFactory, open_client: Any, **settings: Any) -> tuple[Any, ...]:
+    """Start two nodes with ``settings`` and a race of Ann and Bob on the first; return the
+    nodes, the racers, the room and Ann's ``race_started``."""
+    first = start_node(test_deals=DEAL, **settings)
+    second = start_node(**settings)
     ann: Client = await open_client(first, "Ann")
     bob: Client = await open_client(first, "Bob")
     room, start, _ = await start_race(ann, bob)
+    return first, second, ann, bob, room, start
+
+
+async def test_racers_hear_of_a_move_before_spectators_do(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    first, second, ann, bob, room, start = await race_on_two_nodes(start_node, open_client, spectator_lag=0.4)
     near: Client = await open_client(first, "Near")
     far: Client = await open_client(second, "Far")
     await near.request({"type": "watch", "room": room["room"]})
@@ -414,17 +421,13 @@ async def test_racers_hear_of_a_move_before_spectators_do(
 async def test_spectators_who_leave_a_node_are_taken_off_the_count_and_a_rewatch_counts_right(
     start_node: NodeFactory, open_client: Any
 ) -> None:
-    first = start_node(test_deals=DEAL, spectator_tick=0.2)
-    second = start_node(spectator_tick=0.2)
-    ann: Client = await open_client(first, "Ann")
-    bob: Client = await open_client(first, "Bob")
-    room, start, _ = await start_race(ann, bob)
-    eve: Client = await open_client(second, "Eve")
-    fay: Client = await open_client(second, "Fay")
-    for fan in (eve, fay):
-        assert (await fan.request({"type": "watch", "room": room["room"]}))["type"] == "spectate"
+    _, second, ann, _, room, start = await race_on_two_nodes(start_node, open_client, spectator_tick=0.2)
+    fans: list[Client] = [await open_client(second, name) for name in ("Eve", "Fay")]
+    watched = [await fan.request({"type": "watch", "room": room["room"]}) for fan in fans]
+    assert [w["type"] for w in watched] == ["spectate", "spectate"]
     assert (await ann.seen("spectators", timeout=10, count=2))["count"] == 2
-    for fan in (eve, fay):
+    eve = fans[0]
+    for fan in fans:
         assert (await fan.request({"type": "unwatch", "game": start["game"]}))["type"] == "ok"
     # The second node follows the game no more; its spectators still leave the total.
     assert (await ann.seen("spectators", timeout=10, count=0))["count"] == 0

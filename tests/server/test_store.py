@@ -248,20 +248,12 @@ async def test_presence_is_counted_per_process_and_a_dead_ones_share_can_be_drop
 
 
 async def test_each_channel_name_and_payload_reads_back_what_it_was_made_from() -> None:
-    from server.store import (
-        board_channel,
-        board_of_channel,
-        game_channel,
-        game_event,
-        game_of_channel,
-        live_change,
-        player_channel,
-        player_of_channel,
-    )
+    from server import store as keys
 
-    assert game_of_channel(game_channel("G7K2-M9_Q")) == "G7K2-M9_Q"
-    assert player_of_channel(player_channel("p7Qx2")) == "p7Qx2"
-    assert board_of_channel(board_channel("2026-12-03", "scorpion-ii")) == ("2026-12-03", "scorpion-ii")
+    assert keys.game_of_channel(keys.game_channel("G7K2-M9_Q")) == "G7K2-M9_Q"
+    assert keys.player_of_channel(keys.player_channel("p7Qx2")) == "p7Qx2"
+    board = keys.board_channel("2026-12-03", "scorpion-ii")
+    assert keys.board_of_channel(board) == ("2026-12-03", "scorpion-ii")
     event = '{"type": "move", "note": "a|b"}'
-    assert game_event(f"12|node-1|{event}") == (12, "node-1", event)
-    assert live_change("+G1") == (True, "G1") and live_change("-G1") == (False, "G1")
+    assert keys.game_event(f"12|node-1|{event}") == (12, "node-1", event)
+    assert keys.live_change("+G1") == (True, "G1") and keys.live_change("-G1") == (False, "G1")
