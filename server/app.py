@@ -26,7 +26,7 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from protocol.wire.codec import MAX_CLIENT_FRAME, MSGPACK, SUBPROTOCOLS, decode, format_of, peek_ref
+from protocol.wire.codec import MSGPACK, SUBPROTOCOLS, decode, format_of, peek_ref
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.flow import CLOSE_POLICY, CLOSE_RESTART
 from protocol.wire.message import Error, Message
@@ -141,7 +141,7 @@ class ScorpionServer:
             subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
             select_subprotocol=_select_subprotocol,
             process_request=self.site.http,
-            max_size=8 * MAX_CLIENT_FRAME,
+            max_size=8 * self.config.max_frame,  # up to this, a frame is answered with too_large
             ping_interval=self.config.ping_interval,
             ping_timeout=self.config.ping_timeout,
             close_timeout=self.config.close_timeout,
@@ -210,7 +210,7 @@ class ScorpionServer:
             async for frame in ws:
                 verdict = session.spend_credit()
                 if verdict != "ok":
-                    ref = peek_ref(frame, session.fmt)
+                    ref = peek_ref(frame, session.fmt, limit=self.config.max_frame)
                     refused = ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down", ref=ref)
                     self._refuse(session, refused)
                     if verdict == "close":
@@ -233,7 +233,7 @@ class ScorpionServer:
                     ErrorCode.BAD_FRAME,
                     f"{session.fmt} uses {'binary' if expected is bytes else 'text'} frames",
                 )
-            message = decode(frame, session.fmt)
+            message = decode(frame, session.fmt, limit=self.config.max_frame)
             session.flow.check(message)
             await self.dispatch(session, message)
         except ProtocolError as exc:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import platformdirs
 
+from protocol.wire.codec import MAX_CLIENT_FRAME
 from protocol.wire.flow import PLAYER_CREDITS, SPECTATOR_CREDITS, STRIKES_BEFORE_CLOSE
 
 __all__ = ["Config", "build_parser", "load_config"]
@@ -41,7 +42,7 @@ class Config:
     credit_window: float = PLAYER_CREDITS[1]
     spectator_credits: int = SPECTATOR_CREDITS[0]
     rate_limit_strikes: int = STRIKES_BEFORE_CLOSE
-    max_frame: int = 8192
+    max_frame: int = MAX_CLIENT_FRAME
     send_queue: int = 64
     ping_interval: float = 20.0
     ping_timeout: float = 20.0

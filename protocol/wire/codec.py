@@ -118,14 +118,14 @@ def decode_dict(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_C
     raise ValueError(f"unknown format {fmt!r}: use {MSGPACK} or {JSON}")
 
 
-def peek_ref(frame: bytes | str, fmt: Format = MSGPACK) -> Ref | None:
+def peek_ref(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_CLIENT_FRAME) -> Ref | None:
     """Return the ``ref`` a frame carries, or ``None`` when it has none or it cannot be read.
 
     For an answer to a frame that is refused before it is checked (over the message
     credits): the error still carries the request's ``ref``.
     """
     try:
-        data = decode_dict(frame, fmt)
+        data = decode_dict(frame, fmt, limit=limit)
     except ProtocolError:
         return None
     ref = data.get("ref") if type(data) is dict else None

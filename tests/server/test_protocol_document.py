@@ -290,3 +290,12 @@ async def test_frames_over_8_kib_are_too_large_and_over_64_kib_close_the_connect
             await ws.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
     assert "exceeds limit of 65536 bytes" in closed.value.rcvd.reason
+
+
+async def test_the_operator_s_frame_limit_is_the_one_the_server_applies(local_node: Any) -> None:
+    node = await local_node(max_frame=1024)
+    async with connect(node.url, subprotocols=[MSGPACK]) as ws:  # type: ignore[list-item]
+        await ws.send(msgpack.packb({"type": "ping", "ref": 1, "pad": "x" * 1100}))
+        assert decode_dict(await ws.recv(), MSGPACK)["code"] == "too_large"
+        await ws.send(msgpack.packb({"type": "ping", "ref": 2}))
+        assert decode_dict(await ws.recv(), MSGPACK)["type"] == "pong"
