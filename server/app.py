@@ -29,7 +29,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol.wire.codec import MSGPACK, SUBPROTOCOLS, decode, format_of, peek_ref
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.flow import CLOSE_POLICY, CLOSE_RESTART
-from protocol.wire.message import Error, Message
+from protocol.wire.message import Message, Ping, error_message
 
 from .config import Config
 from .embedded import EmbeddedRedis
@@ -39,7 +39,7 @@ from .metrics import Metrics
 from .node import Node
 from .service import Plumbing
 from .session import Session, SessionLimits
-from .store import UNREACHABLE, Store, StoreError
+from .store import UNREACHABLE, Store, StoreError, StoreHealth
 from .tasks import Tasks
 from .web import HttpSite, find_web_dir
 
@@ -119,6 +119,7 @@ class ScorpionServer:
         self.store = Store(url, daily_secret=self.config.daily_secret, origin=self.name, instance=instance)
         if not await self.store.ping():
             raise RuntimeError(f"Redis at {url} does not answer")
+        self.tasks.spawn(self.store.health.run())
         self.hub = Hub(self.store, on_error=self.metrics.redis_errors.inc)
         await self.hub.start()
         plumbing = Plumbing(self.name, self.config, self.store, self.hub, self.metrics, self.tasks)
@@ -188,7 +189,7 @@ class ScorpionServer:
     # -- HTTP ---------------------------------------------------------------------------
 
     async def _healthy(self) -> bool:
-        return self.store is not None and await self.store.ping() and not self.stopping
+        return self.store is not None and self.store.health.up and not self.stopping
 
     def _metrics_page(self) -> bytes:
         if self.node is not None:
@@ -235,6 +236,8 @@ class ScorpionServer:
                 )
             message = decode(frame, session.fmt, limit=self.config.max_frame)
             session.flow.check(message)
+            if not self.store_health.up and not isinstance(message, Ping):
+                raise self._store_unavailable()
             await self.dispatch(session, message)
         except ProtocolError as exc:
             self._refuse(session, exc.with_ref(message.ref if message else None))
@@ -243,10 +246,8 @@ class ScorpionServer:
         except UNREACHABLE as exc:
             self.metrics.redis_errors.inc()
             log.warning("storage unavailable", extra={"error": repr(exc)})
-            ref = message.ref if message else None
-            self._refuse(
-                session, ProtocolError(ErrorCode.UNAVAILABLE, "storage is unavailable; retry", ref=ref)
-            )
+            self.store_health.failed()
+            self._refuse(session, self._store_unavailable().with_ref(message.ref if message else None))
         except Exception:
             log.exception("request failed", extra={"session": session.id})
             ref = message.ref if message else None
@@ -259,11 +260,23 @@ class ScorpionServer:
         assert self.node is not None
         await HANDLERS[type(message)](self.node, session, message)
 
+    @property
+    def store_health(self) -> StoreHealth:
+        """Whether this node reaches Redis."""
+        assert self.store is not None
+        return self.store.health
+
+    def _store_unavailable(self) -> ProtocolError:
+        """The refusal of a request that needs Redis while it cannot be reached (not carried out)."""
+        return ProtocolError(
+            ErrorCode.UNAVAILABLE,
+            "storage is unavailable; retry",
+            retry_after_ms=self.store_health.retry_after_ms(),
+        )
+
     def _refuse(self, session: Session, error: ProtocolError) -> None:
         self.metrics.errors_sent.labels(error.code.value).inc()
-        session.send(
-            Error(code=error.code.value, message=error.message[:512], field=error.field, ref=error.ref)
-        )
+        session.send(error_message(error))
 
     async def _disconnect(self, node: Node, session: Session) -> None:
         node.sessions.discard(session)

@@ -23,12 +23,13 @@ from protocol.wire.codec import Format, encode
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import GameInfo, GamesUpdate, Message, Spectators
 
+from .clock import count_outages, time_limit_end
 from .daily import DailyService
 from .live import GameListener, LiveGame, now_ms, project
 from .race import RaceService
 from .service import Plumbing, Service
 from .session import Frame, Session
-from .store import LIVE_CHANNEL, game_channel, game_event, game_of_channel, live_change
+from .store import LIVE_CHANNEL, UNREACHABLE, game_channel, game_event, game_of_channel, live_change
 
 __all__ = ["FAN_OUT_BATCH", "FRAME_CACHE", "RESUME_BATCH_LIMIT", "GameFeed"]
 
@@ -56,6 +57,7 @@ class GameFeed(Service):
         self.spectator_totals: dict[str, int] = {}
         self.spectators_reported: dict[str, int] = {}
         """Per game, this node's spectator count as last written to the store."""
+        self.hub.on_reconnect.append(self.catch_up)
 
     # -- following games ----------------------------------------------------------------
 
@@ -67,8 +69,20 @@ class GameFeed(Service):
         game.timer = self.tasks.spawn(self._time_limit(game.game_id, delay))
 
     async def _time_limit(self, game_id: str, delay: float) -> None:
+        """End the race when its clock (outages left out) reaches the time limit."""
         await asyncio.sleep(delay)
-        await self.race.end_race(game_id)
+        while True:
+            game = self.race.games.get(game_id)
+            try:
+                if game is not None:
+                    await count_outages(self.store, game)
+                    if not game.ended and not game.limit_reached(now_ms()):
+                        await asyncio.sleep(max(0.05, (time_limit_end(game) - now_ms()) / 1000))
+                        continue
+                await self.race.end_race(game_id)
+                return
+            except UNREACHABLE:
+                await asyncio.sleep(self.store.health.retry_after_ms() / 1000)
 
     async def follow(self, game_id: str) -> None:
         """Subscribe this node to a game's events (once, however many local followers)."""
@@ -150,6 +164,17 @@ class GameFeed(Service):
         game = self.race.games.get(game_of_channel(channel))
         if game is not None:
             self.dispatch_event(game, version, orjson.loads(raw))
+
+    async def catch_up(self) -> None:
+        """Deliver, from the games' logs, the events published while pub/sub was cut off."""
+        for game_id in list(self.followed):
+            game = self.race.games.get(game_id)
+            if game is None:
+                continue
+            known = game.version
+            for version, raw in await self.store.events(game_id, known):
+                if version > game.version:
+                    self.dispatch_event(game, version, orjson.loads(raw))
 
     def local_event(self, game_id: str, version: int, event: dict[str, Any]) -> None:
         """Deliver an event this node just committed, without waiting for its pub/sub echo."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+import random
+from collections.abc import Awaitable, Callable
 
 from .store import Store
 
@@ -20,6 +21,11 @@ log = logging.getLogger("scorpion.hub")
 
 Listener = Callable[[str, str], None]
 """Called with (channel, data) for every message on a subscribed channel."""
+
+RECONNECT_BACKOFF = (0.1, 2.0)
+"""The first and the longest delay between reconnection attempts (doubling, jittered)."""
+OPEN_TIMEOUT = 2.0
+"""Seconds one attempt to open the pub/sub connection may take."""
 
 
 class Hub:
@@ -31,6 +37,11 @@ class Hub:
         self.listeners: dict[str, list[Listener]] = {}
         self.task: asyncio.Task[None] | None = None
         self.on_error = on_error
+        self.on_reconnect: list[Callable[[], Awaitable[None]]] = []
+        """Run after the connection was restored and every channel subscribed again: what
+        was published meanwhile never reached this node, and is to be read from the logs."""
+        self.reconnects = 0
+        self._catching_up: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Open the pub/sub connection and start dispatching."""
@@ -63,16 +74,29 @@ class Hub:
             self.subscriber.unsubscribe(channel)
 
     async def _reconnect(self) -> None:
+        delay = RECONNECT_BACKOFF[0]
         while True:
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+            delay = min(delay * 2, RECONNECT_BACKOFF[1])
             try:
-                await self.subscriber.open()
-                if self.listeners:
-                    self.subscriber.subscribe(*self.listeners)
-                log.warning("pub/sub connection restored", extra={"channels": len(self.listeners)})
-                return
+                await asyncio.wait_for(self.subscriber.open(), OPEN_TIMEOUT)
             except Exception as exc:
                 log.warning("pub/sub reconnection failed: %s", exc)
+                continue
+            if self.listeners:
+                self.subscriber.subscribe(*self.listeners)
+            self.reconnects += 1
+            log.warning("pub/sub connection restored", extra={"channels": len(self.listeners)})
+            for catch_up in list(self.on_reconnect):
+                task = asyncio.create_task(catch_up())
+                self._catching_up.add(task)
+                task.add_done_callback(self._caught_up)
+            return
+
+    def _caught_up(self, task: asyncio.Task[None]) -> None:
+        self._catching_up.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("catching up after a reconnection failed", exc_info=task.exception())
 
     async def _run(self) -> None:
         while True:

@@ -128,6 +128,11 @@ class LiveGame:
     locks: dict[str, asyncio.Lock] = field(default_factory=dict)
     listeners: set[GameListener] = field(default_factory=set)
     timer: asyncio.Task[None] | None = None
+    paused: list[tuple[int, int]] = field(default_factory=list)
+    """Storage outages during the game (``(start_ms, end_ms)``, disjoint, in order): their
+    time is not counted on the game's clock."""
+    outages_seen: int = 0
+    """How many of this node's outages were added to ``paused`` (its ``StoreHealth.generation``)."""
 
     def racer_ids(self) -> list[str]:
         """Return the racers' ids in seat order."""
@@ -138,8 +143,17 @@ class LiveGame:
         return dict(self.roster).get(player_id, "?")
 
     def elapsed_seconds(self, at_ms: int) -> int:
-        """Return whole seconds from the start to ``at_ms`` (never negative)."""
-        return max(0, (at_ms - self.start) // 1000)
+        """Return the whole seconds the game's clock shows at ``at_ms``: the time since the
+        start, less the storage outages in it (never negative)."""
+        return max(0, (at_ms - self.start - self.paused_ms(at_ms)) // 1000)
+
+    def paused_ms(self, at_ms: int) -> int:
+        """Return how long, from the start to ``at_ms``, the game's storage was unreachable."""
+        return sum(max(0, min(end, at_ms) - max(begin, self.start)) for begin, end in self.paused)
+
+    def limit_reached(self, at_ms: int) -> bool:
+        """Tell whether the game's clock has run out of its time limit (if it has one)."""
+        return bool(self.time_limit_ms) and at_ms - self.start - self.paused_ms(at_ms) >= self.time_limit_ms
 
     def racers(self) -> tuple[Racer, ...]:
         """Return the roster as wire records."""

@@ -49,8 +49,9 @@ from protocol.wire.message import (
     deal_commitment,
 )
 
+from .clock import count_outages, paused_spans
 from .live import DONE, RACER_STATUS, GameSpec, LiveGame, new_game_id, now_ms, racer_fields
-from .store import Store
+from .store import UNREACHABLE, NotSent, Store
 
 __all__ = ["RaceService"]
 
@@ -195,6 +196,7 @@ class RaceService:
             rematch_of=meta.get("rematch_of") or None,
             version=record.version,
             ended=meta.get("state") != "racing",
+            paused=paused_spans(meta),
         )
         for racer in record.racers:
             game.boards[racer.player_id] = None
@@ -261,6 +263,7 @@ class RaceService:
             raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "you are not racing in that game")
         if game.ended:
             raise ProtocolError(ErrorCode.GAME_OVER, "that race is over")
+        await count_outages(self.store, game)
         async with game.locks[player_id]:
             for _attempt in range(3):
                 board = await self.board_of(game, player_id)
@@ -354,10 +357,17 @@ class RaceService:
                 status=status,
                 finished=now if status in DONE else None,
             )
-        except BaseException:
+        except BaseException as exc:
             # No answer from Redis (connection lost, cancelled): the action may or may not
             # have been applied, so the cached board, already changed, is not to be trusted.
             game.boards[player_id] = None
+            if isinstance(exc, UNREACHABLE) and not isinstance(exc, NotSent):
+                self.store.health.failed()
+                raise ProtocolError(
+                    ErrorCode.OUTCOME_UNKNOWN,
+                    "storage did not confirm the action: resume to see whether it was made",
+                    retry_after_ms=self.store.health.retry_after_ms(),
+                ) from exc
             raise
         if outcome.result != "ok":
             # Put the cached board back as it was before this attempt.
@@ -424,16 +434,19 @@ class RaceService:
         game = await self.load(game_id)
         if game is None or game.ended:
             return
+        await count_outages(self.store, game)
         record = await self.store.game(game_id, with_moves=False)
         if record is None or record.meta.get("state") != "racing":
             return
+        game.paused = paused_spans(record.meta)  # as every node reported them
         now = now_ms()
+        limit_end = game.start + game.time_limit_ms + game.paused_ms(now)
         rows = []
         for racer in record.racers:
             summary = json.loads(racer.fields.get("summary", "{}"))
             finished = int(racer.fields.get("finished", now))
             if game.time_limit_ms:
-                finished = min(finished, game.start + game.time_limit_ms)
+                finished = min(finished, limit_end)
             elapsed = game.elapsed_seconds(finished)
             won = racer.status == "finished"
             points = score(int(summary.get("runs", 0)), won, elapsed)

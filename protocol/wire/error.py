@@ -75,20 +75,29 @@ class ErrorCode(StrEnum):
     DAILY_ALREADY_PLAYED = "daily_already_played"
     """The player has already started today's daily deal."""
     UNAVAILABLE = "unavailable"
-    """The feature is reserved for a later version, or the server is shutting down."""
+    """The feature is reserved for a later version, the server is shutting down, or its
+    storage cannot be reached just now (then the error carries ``retry_after_ms``). A
+    request refused this way was not carried out."""
+    OUTCOME_UNKNOWN = "outcome_unknown"
+    """The storage did not confirm a game action in time: it may or may not have been
+    applied. Resume the game to see which; sending the action again at the same version
+    cannot apply it twice."""
     INTERNAL = "internal"
     """The server failed; the request may be retried."""
 
     @property
     def fault(self) -> Literal["client", "server"]:
         """Return whose fault an error with this code is."""
-        return SERVER_FAULT if self in (ErrorCode.INTERNAL, ErrorCode.UNAVAILABLE) else CLIENT_FAULT
+        return SERVER_FAULT if self in _SERVER_CODES else CLIENT_FAULT
+
+
+_SERVER_CODES = frozenset({ErrorCode.INTERNAL, ErrorCode.UNAVAILABLE, ErrorCode.OUTCOME_UNKNOWN})
 
 
 class ProtocolError(Exception):
     """Raise for every failure of the contract, with a stable code and a sentence saying what was wrong."""
 
-    __slots__ = ("code", "field", "message", "ref")
+    __slots__ = ("code", "field", "message", "ref", "retry_after_ms")
 
     def __init__(
         self,
@@ -97,12 +106,15 @@ class ProtocolError(Exception):
         *,
         ref: Ref | None = None,
         field: str | None = None,
+        retry_after_ms: int | None = None,
     ) -> None:
-        """Build the error; ``field`` names the offending field, ``ref`` the failed request."""
+        """Build the error; ``field`` names the offending field, ``ref`` the failed request,
+        ``retry_after_ms`` when the same request may be sent again (a passing outage)."""
         self.code = ErrorCode(code)
         self.message = message
         self.ref = ref
         self.field = field
+        self.retry_after_ms = retry_after_ms
         super().__init__(message)
 
     @property
@@ -114,7 +126,9 @@ class ProtocolError(Exception):
         """Return this error carrying ``ref`` (itself when it already carries one)."""
         if self.ref is not None or ref is None:
             return self
-        return ProtocolError(self.code, self.message, ref=ref, field=self.field)
+        return ProtocolError(
+            self.code, self.message, ref=ref, field=self.field, retry_after_ms=self.retry_after_ms
+        )
 
     def __repr__(self) -> str:
         return f"ProtocolError({self.code.value!r}, {self.message!r}, ref={self.ref!r})"

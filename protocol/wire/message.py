@@ -37,6 +37,7 @@ __all__ = [
     "MAX_EPOCH_MS",
     "MAX_NAME",
     "MAX_REF",
+    "MAX_RETRY_AFTER_MS",
     "MAX_VERSION",
     "MESSAGES",
     "RACER_STATUSES",
@@ -135,6 +136,8 @@ MAX_REF_TEXT = 64
 """Longest text ``ref``."""
 MAX_EPOCH_MS = 2**53 - 1
 """Largest timestamp (milliseconds since the Unix epoch, server clock)."""
+MAX_RETRY_AFTER_MS = 60_000
+"""Longest wait an ``error`` may ask for before the same request is sent again."""
 MAX_NAME = 24
 """Longest display name, after stripping surrounding spaces."""
 ROOM_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -717,6 +720,9 @@ class Error(Message):
     TYPE: ClassVar[str] = "error"
     code: str = field(metadata=_spec(_choice(tuple(c.value for c in ErrorCode))))
     message: str = field(metadata=_spec(_text(512)))
+    retry_after_ms: int | None = field(default=None, metadata=_spec(_int(0, MAX_RETRY_AFTER_MS)))
+    """Present when the same request may be sent again after this many milliseconds
+    (the server's storage is passing through an outage)."""
     field: str | None = field(default=None, metadata=_spec(_text(64)))
 
 
@@ -726,6 +732,7 @@ def error_message(error: ProtocolError) -> Error:
         code=error.code.value,
         message=error.message[:512],
         field=None if error.field is None else error.field[:64],
+        retry_after_ms=error.retry_after_ms,
         ref=error.ref,
     )
 

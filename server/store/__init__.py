@@ -49,9 +49,10 @@ two nodes (or two tabs) sending the same move apply it exactly once.
 
 from __future__ import annotations
 
-from .connection import Subscriber
+from .connection import NotSent, Subscriber
 from .daily import DailyStore
 from .games import GameStore
+from .health import Outage, StoreHealth
 from .keys import (
     LIVE_CHANNEL,
     board_channel,
@@ -72,9 +73,12 @@ __all__ = [
     "UNREACHABLE",
     "ActionOutcome",
     "GameRecord",
+    "NotSent",
+    "Outage",
     "RacerRecord",
     "Store",
     "StoreError",
+    "StoreHealth",
     "Subscriber",
     "board_channel",
     "board_of_channel",

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from . import scripts
 from .connection import Subscriber, _Pipeline
+from .health import COMMAND_TIMEOUT, StoreHealth
 
 __all__ = ["StoreBase"]
 
@@ -23,10 +27,24 @@ class StoreBase:
         # A pool large enough for a burst (hundreds of hellos at once); redis-py's default
         # cap refused such bursts with "too many connections". A blocking pool would avoid
         # the cap too, but its checkout costs about 100 us a command on the move path.
-        pool = aioredis.ConnectionPool.from_url(url, max_connections=2048, decode_responses=True)
+        #
+        # Every command waits at most COMMAND_TIMEOUT for its answer. One that fails to reach
+        # Redis is sent again once, on a fresh connection (a pooled connection may have died
+        # with a Redis that has since restarted); one that timed out is not, since Redis may
+        # yet carry it out.
+        pool = aioredis.ConnectionPool.from_url(
+            url,
+            max_connections=2048,
+            decode_responses=True,
+            socket_timeout=COMMAND_TIMEOUT,
+            socket_connect_timeout=COMMAND_TIMEOUT,
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+        )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self.url = url
-        self._pipeline = _Pipeline(url)
+        self._pipeline = _Pipeline(url, COMMAND_TIMEOUT)
+        self.health = StoreHealth(self.redis.ping)
+        """Whether Redis answers, and the outages this node has seen."""
         self._set_status = self.redis.register_script(scripts.SET_STATUS)
         self._presence = self.redis.register_script(scripts.PRESENCE)
         self._end = self.redis.register_script(scripts.END)
@@ -37,6 +55,7 @@ class StoreBase:
         self._match = self.redis.register_script(scripts.MATCH)
         self._stats_update = self.redis.register_script(scripts.STATS_UPDATE)
         self._leaderboard_submit = self.redis.register_script(scripts.LEADERBOARD_SUBMIT)
+        self._add_pauses = self.redis.register_script(scripts.ADD_PAUSES)
 
     async def close(self) -> None:
         """Close the connection pool."""
@@ -44,7 +63,7 @@ class StoreBase:
         await self.redis.aclose()
 
     async def ping(self) -> bool:
-        """Tell whether Redis answers."""
+        """Tell whether Redis answers (within the command timeout)."""
         try:
             return bool(await self.redis.ping())
         except Exception:

@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import logging
 import ssl
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ import hiredis
 from redis.asyncio.connection import SSLConnection, parse_url
 from redis.exceptions import ResponseError
 
-__all__ = ["Subscriber"]
+__all__ = ["NotSent", "Subscriber"]
 
 log = logging.getLogger("scorpion.store")
 
@@ -48,6 +49,10 @@ async def _open(settings: Mapping[str, Any]) -> tuple[asyncio.StreamReader, asyn
     return reader, writer
 
 
+class NotSent(ConnectionError):
+    """The command never left this node: Redis cannot have carried it out."""
+
+
 def _log_select_failure(future: asyncio.Future[Any]) -> None:
     if not future.cancelled() and future.exception() is not None:
         log.error("could not select the Redis database: %s", future.exception())
@@ -62,10 +67,15 @@ class _Pipeline:
     hiredis, written to one socket as they come (pipelined: replies arrive in order, so a
     queue of futures pairs them up) and read by one task. A lost connection fails the
     calls in flight (their outcome is unknown to the caller, exactly as with a single
-    command whose reply never came) and the next call reconnects.
+    command whose reply never came) and the next call reconnects. A watchdog drops the
+    connection too when calls have waited ``timeout`` seconds without any reply coming,
+    so that a Redis that hangs (paused, or cut off) holds no call for longer; a slow Redis,
+    whose replies keep coming, is waited for. Calls that had not been written yet fail
+    with :class:`NotSent`: those, Redis has certainly not carried out.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, timeout: float) -> None:
+        self.timeout = timeout
         self.settings = parse_url(url)
         self.writer: asyncio.StreamWriter | None = None
         self.waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
@@ -73,31 +83,53 @@ class _Pipeline:
         self.task: asyncio.Task[None] | None = None
         self.connecting = asyncio.Lock()
         self.scripts: dict[str, str] = {}
+        self.replies = 0
+        """Replies read so far (the watchdog's sign of progress)."""
+        self.watchdog: asyncio.Task[None] | None = None
 
     async def _connect(self) -> asyncio.StreamWriter:
         async with self.connecting:
             if self.writer is not None:
                 return self.writer
-            reader, writer = await _open(self.settings)
+            try:
+                reader, writer = await asyncio.wait_for(_open(self.settings), self.timeout)
+            except (OSError, TimeoutError) as exc:
+                raise NotSent(f"cannot connect to Redis: {exc!r}") from exc
             if self.settings.get("db"):
                 writer.write(hiredis.pack_command(("SELECT", self.settings["db"])))
                 selected: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
                 selected.add_done_callback(_log_select_failure)
                 self.waiting.append(selected)
             self.writer = writer
-            self.task = asyncio.get_running_loop().create_task(self._read(reader))
+            loop = asyncio.get_running_loop()
+            self.task = loop.create_task(self._read(reader, writer))
+            self.watchdog = loop.create_task(self._watch(writer))
             return writer
 
-    async def _read(self, reader: asyncio.StreamReader) -> None:
+    async def _watch(self, writer: asyncio.StreamWriter) -> None:
+        tick = self.timeout / 8
+        seen, since = self.replies, time.monotonic()
+        while self.writer is writer:
+            await asyncio.sleep(tick)
+            now = time.monotonic()
+            if not self.waiting or self.replies != seen:
+                seen, since = self.replies, now
+            elif now - since >= self.timeout:
+                log.warning("Redis gave no answer in %.1f s: dropping the connection", self.timeout)
+                self._drop(ConnectionError(f"Redis gave no answer in {self.timeout:.1f} s"))
+                return
+
+    async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         parser = hiredis.Reader(encoding="utf-8")
         error: Exception = ConnectionError("Redis closed the connection")
         try:
             while True:
                 data = await reader.read(1 << 16)
-                if not data:
-                    break
+                if not data or self.writer is not writer:
+                    break  # closed, or dropped (its calls have failed already)
                 parser.feed(data)
                 while (reply := parser.gets()) is not False:
+                    self.replies += 1
                     future = self.waiting.popleft()
                     if not future.done():
                         if isinstance(reply, hiredis.ReplyError):
@@ -107,17 +139,23 @@ class _Pipeline:
         except (OSError, hiredis.ProtocolError) as exc:
             error = ConnectionError(f"lost the Redis connection: {exc}")
         finally:
-            self._drop(error)
+            if self.writer is writer:
+                self._drop(error)
 
     def _drop(self, error: Exception) -> None:
         if self.writer is not None:
             self.writer.close()
         self.writer = None
-        self.outgoing = []  # never sent: their calls fail below, and a new connection must not get them
+        if self.watchdog is not None and self.watchdog is not asyncio.current_task():
+            self.watchdog.cancel()
+        self.watchdog = None
+        unsent = len(self.outgoing)  # the last calls queued, never written
+        self.outgoing = []  # and a new connection must not get them
         waiting, self.waiting = self.waiting, collections.deque()
-        for future in waiting:
+        first_unsent = len(waiting) - unsent
+        for index, future in enumerate(waiting):
             if not future.done():
-                future.set_exception(error)
+                future.set_exception(NotSent(str(error)) if index >= first_unsent else error)
 
     async def call(self, *args: Any) -> Any:
         """Send one command and return its reply (an error reply raises ``ResponseError``).

@@ -128,6 +128,13 @@ class GameStore(StoreBase):
         result, value = await self._pipeline.script(scripts.ACT, keys, args)
         return ActionOutcome(result, value)
 
+    async def add_pauses(self, game_id: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Add outages (``(start_ms, end_ms)`` pairs) to a running game's paused time; return
+        all of its paused spans, merged (the same outage reported by several nodes counts once)."""
+        flat = [edge for span in spans for edge in span]
+        merged = await self._add_pauses(keys=[game_key(game_id, "meta")], args=flat)
+        return [(int(a), int(b)) for a, b in json.loads(merged)]
+
     async def set_racer_status(
         self, game_id: str, player_id: str, event: str, fields: Mapping[Any, Any]
     ) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "ACT",
+    "ADD_PAUSES",
     "DROP_REMATCH",
     "END",
     "JOIN_ROOM",
@@ -163,4 +164,31 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1
+"""
+
+# KEYS[1] a game's meta hash; ARGV: start1, end1, start2, end2, ... (ms). Merges the spans
+# into the game's field "paused" (a JSON list of disjoint [start, end] pairs, in order), so
+# that nodes reporting the same outage, each as it saw it, add it once. Returns the list.
+ADD_PAUSES = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then
+  return redis.call('HGET', KEYS[1], 'paused') or '[]'
+end
+local spans = cjson.decode(redis.call('HGET', KEYS[1], 'paused') or '[]')
+for i = 1, #ARGV, 2 do
+  table.insert(spans, {tonumber(ARGV[i]), tonumber(ARGV[i + 1])})
+end
+table.sort(spans, function(a, b) return a[1] < b[1] end)
+local merged = {}
+for _, span in ipairs(spans) do
+  local last = merged[#merged]
+  if last and span[1] <= last[2] then
+    if span[2] > last[2] then last[2] = span[2] end
+  elseif span[2] > span[1] then
+    table.insert(merged, {span[1], span[2]})
+  end
+end
+local out = '[]'
+if #merged > 0 then out = cjson.encode(merged) end
+redis.call('HSET', KEYS[1], 'paused', out)
+return out
 """

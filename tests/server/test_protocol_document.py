@@ -184,6 +184,7 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     await ask(ann, {"type": "ping", "extra": 1}, "bad_field")
     await ask(ann, {"type": "hello", "name": "Ann"}, "not_allowed")
     await ask(ann, {"type": "solo_started"}, "unavailable")  # a reserved name
+    assert "retry_after_ms" not in got["unavailable"]  # that one will never be served
     await ask(ann, {"type": "queue_cancel"}, "not_allowed")  # not queued at all (section 7)
     await ask(ann, {"type": "room_join", "room": "ZZZZZZ"}, "no_such_room")
     await ask(ann, {"type": "watch", "room": "ZZZZZZ"}, "no_such_room")
@@ -257,6 +258,16 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
 
     store.stats = broken
     await ask(ann, {"type": "stats"}, "internal")
+
+    async def lost_reply(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionError("Redis closed the connection before answering")
+
+    store.act = lost_reply  # a move whose commit storage never confirmed
+    bob_move = {"type": "move", "game": game, "v": v, "move": move_json(move)}
+    await ask(bob, bob_move, "outcome_unknown")
+    assert got["outcome_unknown"]["retry_after_ms"] > 0
+    await ask(bob, bob_move, "unavailable")  # storage counts as down until it answers a probe
+    assert got["unavailable"]["retry_after_ms"] > 0
     # Over the message credits: refused with the request's ref, then closed with 1008.
     flood: Client = await open_client(node, "Lee")
     refs = [await flood.send({"type": "ping"}) for _ in range(100 + STRIKES_BEFORE_CLOSE)]

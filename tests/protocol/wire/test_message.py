@@ -172,6 +172,7 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "options": options,
     "ready": st.booleans(),
     "seconds": st.integers(0, 60),
+    "retry_after_ms": st.none() | st.integers(0, 60_000),
     "waiting": counts,
     "waited": counts,
     "count": counts,
