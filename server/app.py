@@ -194,6 +194,9 @@ class ScorpionServer:
     def _metrics_page(self) -> bytes:
         if self.node is not None:
             self.metrics.live_games.set(sum(1 for g in self.node.race.games.values() if not g.ended))
+        if self.store is not None:
+            self.metrics.store_up.set(1 if self.store.health.up else 0)
+            self.metrics.store_waiting.set(self.store.calls_waiting)
         return self.metrics.render()
 
     # -- connections --------------------------------------------------------------------

@@ -13,10 +13,11 @@ import asyncio
 import json
 import secrets
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from protocol.game import Board, ReserveRule, Status
+from protocol.game import Board, ReserveRule, Status, score
 from protocol.wire.message import (
     Accepted,
     Message,
@@ -40,6 +41,7 @@ __all__ = [
     "now_ms",
     "project",
     "racer_fields",
+    "rank_racers",
 ]
 
 
@@ -177,6 +179,41 @@ def racer_fields(summary: dict[str, Any], status: str, extra: dict[str, Any] | N
     if extra:
         out.update(extra)
     return out
+
+
+class RacerResult(Protocol):
+    """What a finished race's standings are made from: one racer's stored record."""
+
+    player_id: str
+    name: str
+    status: str
+    fields: Mapping[str, str]
+
+
+def rank_racers(
+    game: LiveGame, racers: Iterable[RacerResult], now: int
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Return a race's standings (best first) and when each racer finished.
+
+    Scores run on the game's clock (outages left out); a racer still playing at the end
+    is scored as of ``now``, or of the time limit if that came first. Ties go to the
+    shorter time, then to who finished first.
+    """
+    limit_end = game.start + game.time_limit_ms + game.paused_ms(now)
+    rows = []
+    for racer in racers:
+        summary = json.loads(racer.fields.get("summary", "{}"))
+        finished = int(racer.fields.get("finished", now))
+        if game.time_limit_ms:
+            finished = min(finished, limit_end)
+        elapsed = game.elapsed_seconds(finished)
+        runs = int(summary.get("runs", 0))
+        row = {"player": racer.player_id, "name": racer.name, "runs": runs, "elapsed": elapsed}
+        row.update(score=score(runs, racer.status == "finished", elapsed), status=racer.status)
+        rows.append((row, finished))
+    rows.sort(key=lambda r: (-r[0]["score"], r[0]["elapsed"], r[1]))
+    standings = [{**row, "rank": rank} for rank, (row, _) in enumerate(rows, start=1)]
+    return standings, {row["player"]: finished for row, finished in rows}
 
 
 def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | None) -> Message | None:

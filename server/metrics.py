@@ -62,6 +62,14 @@ class Metrics:
         self.live_games = Gauge(
             "scorpion_live_games", "Races in progress on this node", registry=self.registry
         )
+        self.store_up = Gauge(
+            "scorpion_store_up", "1 while this node reaches Redis, 0 during an outage", registry=self.registry
+        )
+        self.store_waiting = Gauge(
+            "scorpion_store_calls_waiting",
+            "Game actions sent to Redis and not answered yet",
+            registry=self.registry,
+        )
         self.moves = MoveStats()
         self.registry.register(self.moves)
         self.redis_errors = Counter(

@@ -29,7 +29,6 @@ from protocol.game import (
     move_json,
     move_text,
     player_view,
-    score,
     summarize,
     summary_data,
     view_data,
@@ -50,7 +49,7 @@ from protocol.wire.message import (
 )
 
 from .clock import count_outages, paused_spans
-from .live import DONE, RACER_STATUS, GameSpec, LiveGame, new_game_id, now_ms, racer_fields
+from .live import DONE, RACER_STATUS, GameSpec, LiveGame, new_game_id, now_ms, racer_fields, rank_racers
 from .store import UNREACHABLE, NotSent, Store
 
 __all__ = ["RaceService"]
@@ -435,46 +434,27 @@ class RaceService:
         if game is None or game.ended:
             return
         await count_outages(self.store, game)
-        record = await self.store.game(game_id, with_moves=False)
-        if record is None or record.meta.get("state") != "racing":
-            return
-        game.paused = paused_spans(record.meta)  # as every node reported them
-        now = now_ms()
-        limit_end = game.start + game.time_limit_ms + game.paused_ms(now)
-        rows = []
-        for racer in record.racers:
-            summary = json.loads(racer.fields.get("summary", "{}"))
-            finished = int(racer.fields.get("finished", now))
-            if game.time_limit_ms:
-                finished = min(finished, limit_end)
-            elapsed = game.elapsed_seconds(finished)
-            won = racer.status == "finished"
-            points = score(int(summary.get("runs", 0)), won, elapsed)
-            rows.append(
-                {
-                    "player": racer.player_id,
-                    "name": racer.name,
-                    "score": points,
-                    "runs": int(summary.get("runs", 0)),
-                    "elapsed": elapsed,
-                    "status": racer.status,
-                    "_finished": finished,
-                }
+        version = -1
+        while version < 0:  # another node added an outage to the clock meanwhile: score again
+            record = await self.store.game(game_id, with_moves=False)
+            if record is None or record.meta.get("state") != "racing":
+                return
+            game.paused = paused_spans(record.meta)  # as every node reported them
+            now = now_ms()
+            standings, finished_at = rank_racers(game, record.racers, now)
+            ending: dict[str, Any] = {"type": "race_ended", "standings": standings, "at": now}
+            if game.mode not in ("daily", "practice"):
+                # A daily deal is everyone's all day: it is revealed when the day is over.
+                ending.update(number=game.number, salt=game.salt)
+            version = await self.store.end_game(
+                game_id,
+                game.racer_ids(),
+                json.dumps(ending),
+                now,
+                json.dumps(standings),
+                self.keep_ms,
+                paused=record.meta.get("paused", ""),
             )
-        rows.sort(key=lambda r: (-r["score"], r["elapsed"], r["_finished"]))
-        standings = []
-        finished_at: dict[str, int] = {}
-        for rank, row in enumerate(rows, start=1):
-            finished_at[row["player"]] = row.pop("_finished")
-            standings.append({**row, "rank": rank})
-        ending: dict[str, Any] = {"type": "race_ended", "standings": standings, "at": now}
-        if game.mode not in ("daily", "practice"):
-            # A daily deal is everyone's all day: it is revealed when the day is over.
-            ending.update(number=game.number, salt=game.salt)
-        event = json.dumps(ending)
-        version = await self.store.end_game(
-            game_id, game.racer_ids(), event, now, json.dumps(standings), self.keep_ms
-        )
         if version:
             self.on_event(game_id, version, ending)
             game.ended = True

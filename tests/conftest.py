@@ -66,6 +66,10 @@ class RedisServer:
         """Return where and how this server listens."""
         return ["--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700"]
 
+    def persistence(self) -> list[str]:
+        """Return how this server keeps its data (by default it does not)."""
+        return ["--save", "", "--appendonly", "no"]
+
     def start(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
@@ -73,8 +77,7 @@ class RedisServer:
                 find_server_binary(),
                 *self.arguments(),
                 "--dir", str(self.directory),
-                "--save", "",
-                "--appendonly", "no",
+                *self.persistence(),
                 "--loglevel", "warning",
                 "--logfile", str(self.directory / "redis.log"),
             ],

@@ -69,6 +69,11 @@ class StoreBase:
         except Exception:
             return False
 
+    @property
+    def calls_waiting(self) -> int:
+        """Count the move path's commands sent to Redis and not answered yet."""
+        return len(self._pipeline.waiting)
+
     def subscriber(self) -> Subscriber:
         """Return a new (not yet open) pub/sub connection."""
         return Subscriber(self.url)

@@ -155,14 +155,22 @@ class GameStore(StoreBase):
         ended_ms: int,
         standings: str,
         keep_ms: int,
+        *,
+        paused: str | None = None,
     ) -> int:
-        """End a running game exactly once; return the final version, or 0 if already ended."""
+        """End a running game exactly once; return the final version, or 0 if already ended.
+
+        With ``paused`` (the game's paused spans as the standings were scored with them),
+        return -1 without ending the game if they have changed since: score it again.
+        """
         keys = [game_key(game_id, "meta"), game_key(game_id, "log")]
         for pid in racer_ids:
             keys.append(game_key(game_id, f"p:{pid}"))
             keys.append(game_key(game_id, f"m:{pid}"))
         version: int = await self._end(
-            keys=keys, args=[event, game_channel(game_id), ended_ms, standings, keep_ms, self.origin]
+            keys=keys,
+            args=[event, game_channel(game_id), ended_ms, standings, keep_ms, self.origin]
+            + ([] if paused is None else [paused]),
         )
         if version:
             await self.drop_live(game_id)

@@ -29,8 +29,9 @@ PROBE_EVERY = 0.5
 """Seconds between probes while Redis answers."""
 PROBE_TIMEOUT = 1.0
 """Seconds a probe waits for its answer."""
-BACKOFF = (0.1, 2.0)
-"""The first and the longest delay between probes while Redis is down (doubling, jittered)."""
+BACKOFF = (0.1, 0.5)
+"""The first and the longest delay between probes while Redis is down (doubling, jittered).
+Short: the node serves again (and stops the outage's clock) at most this long after Redis is back."""
 KEEP_OUTAGES_MS = 6 * 3600 * 1000
 """How long an outage is remembered (longer than any race lasts)."""
 

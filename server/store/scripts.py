@@ -76,6 +76,7 @@ return ver
 
 END = """
 if redis.call('HGET', KEYS[1], 'state') ~= 'racing' then return 0 end
+if ARGV[7] and (redis.call('HGET', KEYS[1], 'paused') or '') ~= ARGV[7] then return -1 end
 local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
 redis.call('HSET', KEYS[1], 'state', 'ended', 'ended', ARGV[3], 'standings', ARGV[4])
 redis.call('RPUSH', KEYS[2], ARGV[1])
