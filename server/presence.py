@@ -23,7 +23,7 @@ from .race import RaceService
 from .room import leave_room
 from .service import Plumbing, Service
 from .session import Session
-from .store import player_channel, player_of_channel
+from .store import UNREACHABLE, player_channel, player_of_channel
 
 __all__ = ["Presence"]
 
@@ -39,6 +39,9 @@ class Presence(Service):
         """This node's open connections of each player who said hello."""
         self.race = race
         self.feed = feed
+        self.unsettled: set[str] = set()
+        """Players whose departure could not be written (Redis was down): settled once it is back."""
+        self.store.health.on_change.append(self._store_changed)
 
     async def arrive(self, session: Session, player: str) -> None:
         """Count a connection of ``player`` that has said hello, and listen to their notices."""
@@ -61,8 +64,14 @@ class Presence(Service):
                 await self.hub.unsubscribe(player_channel(player), self._on_player_notice)
         if session.forgotten:
             return  # nothing of theirs is left to clean up
-        with contextlib.suppress(Exception):
+        try:
+            if not self.store.health.up:
+                raise ConnectionError("Redis is down")
             remaining = await self.store.presence(player, -1)
+        except UNREACHABLE:
+            self.unsettled.add(player)  # counted again, from the connections left, when Redis is back
+            return
+        with contextlib.suppress(Exception):
             if session.queued:
                 await self.store.dequeue(session.queued, player)
             if session.room and session.flow.state is State.IN_ROOM and remaining == 0:
@@ -71,6 +80,26 @@ class Presence(Service):
                 places = await self.store.player_places(player)
                 if "game" in places:
                     self.tasks.spawn(self.grace(player, places["game"]))
+
+    def _store_changed(self, up: bool) -> None:
+        if up and self.unsettled:
+            self.tasks.spawn(self._settle())
+
+    async def _settle(self) -> None:
+        """State the connection counts of players who left while Redis was down (a count that
+        is set, not decremented, is right even if a lost decrement did reach Redis), and start
+        the grace period of those now gone."""
+        players, self.unsettled = self.unsettled, set()
+        counts = {player: len(self.by_player.get(player, ())) for player in players}
+        try:
+            await self.store.restate_presence(counts)
+            for player in players:
+                if counts[player] == 0 and await self.store.presence(player, 0) == 0:
+                    places = await self.store.player_places(player)
+                    if "game" in places:
+                        self.tasks.spawn(self.grace(player, places["game"]))
+        except UNREACHABLE:
+            self.unsettled |= players  # down again: settled on the next recovery
 
     # -- absence --------------------------------------------------------------------------
 
@@ -117,12 +146,17 @@ class Presence(Service):
     async def grace(self, player: str, game_id: str) -> None:
         """Wait the grace period; a racer still away then has left the race."""
         await asyncio.sleep(self.config.grace_period)
-        if await self.store.presence(player, 0) > 0:
-            return
-        game = await self.race.load(game_id)
-        if game is not None and game.saved:
-            return  # a saved solo game waits for its player
-        await self.race.mark_left(game_id, player)
+        while True:
+            try:
+                if await self.store.presence(player, 0) > 0:
+                    return
+                game = await self.race.load(game_id)
+                if game is not None and game.saved:
+                    return  # a saved solo game waits for its player
+                await self.race.mark_left(game_id, player)
+                return
+            except UNREACHABLE:
+                await asyncio.sleep(self.store.health.retry_after_ms() / 1000)
 
     # -- notices to one player --------------------------------------------------------------
 

@@ -205,3 +205,61 @@ async def test_slow_redis_slows_the_acks_but_nothing_times_out_and_queues_stay_b
     for racer in racers:
         assert len(racer.acknowledged) == len(moves)
     RECOVERIES.append(("Redis replies 200 ms late: slowest ack", took[-1]))
+
+
+async def test_racers_who_come_and_go_while_redis_is_paused_are_counted_right_once_it_is_back(
+    start_node: NodeFactory, open_client: Any, external_redis: ExternalRedis
+) -> None:
+    number, line = winnable_deal()
+    url = external_redis.url
+    nodes = [start_node(redis_url=url, test_deals=number), start_node(redis_url=url)]
+    ann: Client = await open_client(nodes[0], "Ann")
+    bob: Client = await open_client(nodes[1], "Bob")
+    room = await ann.request({"type": "room_create", "variant": "scorpion"})
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.request({"type": "ready", "ready": True})
+    await ann.request({"type": "room_start"})
+    start = await ann.expect("race_started")
+    racer = Racer(ann, start["game"], start["v"], line[:3])
+    await racer.play()
+    external_redis.signal(signal.SIGSTOP)
+    await wait_for_health(nodes, 503, within=BOUND + SLACK)
+    await bob.close()  # gone for good, while his node cannot write it down
+    await ann.close()  # Ann's connection drops too; she comes back at once, to the other node
+    refused: list[dict[str, Any]] = []
+    returning = asyncio.create_task(hello_until_welcome(nodes[1], "Ann", ann.token, refused))
+    await asyncio.sleep(BOUND + SLACK)  # longer than any command waits for Redis
+    assert len(refused) >= 2, refused
+    external_redis.signal(signal.SIGCONT)
+    again = await asyncio.wait_for(returning, 15)
+    assert all(r["code"] == "unavailable" and r["retry_after_ms"] > 0 for r in refused), refused
+    batch = await again.request({"type": "resume", "game": start["game"], "v": racer.v})
+    assert batch["type"] == "batch" and batch["events"] == [], batch
+    racer.client, racer.line = again, line[3:8]
+    await racer.play()
+    # Bob's departure is written once Redis is back: after the grace period (2 s) he has left.
+    left = await again.expect("progress", timeout=20, player=bob.player, status="left")
+    assert left["v"] > racer.v
+    store = Store(url)
+    try:
+        events = [json.loads(raw) | {"v": v} for v, raw in await store.events(start["game"], 0)]
+    finally:
+        await store.close()
+    assert [e["v"] for e in events if e["type"] == "move" and e["player"] == ann.player] == racer.acknowledged
+
+
+async def hello_until_welcome(node: Node, name: str, token: str, refused: list[dict[str, Any]]) -> Client:
+    """Connect and say hello with ``token``, again after each ``unavailable`` (kept in ``refused``)."""
+    from websockets.asyncio.client import connect
+
+    from protocol.wire.codec import MSGPACK
+
+    ws = await connect(node.url, subprotocols=[MSGPACK])  # type: ignore[list-item]
+    client = Client(ws, MSGPACK)
+    while (welcome := await client.request({"type": "hello", "name": name, "token": token}))[
+        "type"
+    ] != "welcome":
+        refused.append(welcome)
+        await asyncio.sleep(welcome.get("retry_after_ms", 1000) / 1000)
+    client.player, client.token, client.node = welcome["player"], welcome["token"], node
+    return client
