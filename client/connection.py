@@ -4,15 +4,26 @@
 says ``hello`` with the stored token, and offers one typed method per request; each returns
 the server's answer or raises :class:`ServerError`. Everything the server sends, answers
 included, is also delivered by the async iterator :meth:`ScorpionClient.events`, together
-with :class:`Disconnected`, :class:`Reconnected` and :class:`Closed` notices. The race being
-played or watched is tracked in :attr:`ScorpionClient.race` (a :class:`~client.state.RaceState`),
-which also checks moves locally with the shared engine.
+with :class:`Disconnected`, :class:`Reconnected`, :class:`Closed`, :class:`Busy` and
+:class:`Recovered` notices. The race being played or watched is tracked in
+:attr:`ScorpionClient.race` (a :class:`~client.state.RaceState`), which also checks moves
+locally with the shared engine.
 
 When the connection drops (node killed, restart with close code 1012, network failure),
 the client reconnects by itself with exponential backoff, trying each URL it was given in
 turn, says ``hello`` with its token again and resumes the race from the last version it
 saw. Requests in flight when the connection dropped raise :class:`ConnectionLost`: the
 server may or may not have applied them, and the resumed state tells which.
+
+When the server's storage cannot be reached for a moment, the server refuses requests
+with an ``error`` carrying ``retry_after_ms`` (:attr:`ServerError.retryable`). An
+``unavailable`` refusal means the request was not carried out: the client sends it again
+after the given delay, for up to ``busy_retry_for`` seconds in all, emitting :class:`Busy`
+before each wait and :class:`Recovered` once the server answers again. A game action
+answered ``outcome_unknown`` may or may not have been applied: the client resumes the game
+from the action's version, takes this player's ``accepted`` in the batch as the answer,
+and otherwise sends the action again at the same version (the server's version check
+cannot apply it twice). Callers get the ``accepted`` or a real error, never both moves.
 
 Example (runnable against a local server)::
 
@@ -117,6 +128,7 @@ from .state import RaceState, final_line
 __all__ = [
     "JSON",
     "MSGPACK",
+    "Busy",
     "ClientError",
     "Closed",
     "ConnectionLost",
@@ -124,6 +136,7 @@ __all__ = [
     "Event",
     "IllegalLocally",
     "Reconnected",
+    "Recovered",
     "ScorpionClient",
     "ServerError",
     "room_link",
@@ -138,18 +151,39 @@ class ClientError(Exception):
 
 
 class ServerError(ClientError):
-    """The server refused a request with an ``error`` message."""
+    """The server refused a request with an ``error`` message.
 
-    def __init__(self, code: str, message: str, field: str | None = None) -> None:
+    ``retry_after_ms`` is set when the server's storage is passing through an outage: the
+    same request may be sent again after that many milliseconds (see :attr:`retryable`).
+    """
+
+    def __init__(
+        self, code: str, message: str, field: str | None = None, retry_after_ms: int | None = None
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.field = field
+        self.retry_after_ms = retry_after_ms
+
+    @classmethod
+    def of(cls, error: Error) -> ServerError:
+        """Return the error an ``error`` message reports."""
+        return cls(error.code, error.message, error.field, error.retry_after_ms)
+
+    @property
+    def retryable(self) -> bool:
+        """Tell whether the server asked for the request again later (a passing storage outage).
+
+        With ``unavailable`` the request was not carried out; with ``outcome_unknown`` (game
+        actions) it may have been: resume the game to see which.
+        """
+        return self.retry_after_ms is not None
 
     @property
     def unavailable(self) -> bool:
         """Tell whether the server does not offer this request (an older or newer server)."""
-        return self.code in (ErrorCode.UNAVAILABLE.value, ErrorCode.UNKNOWN_TYPE.value)
+        return not self.retryable and self.code in (ErrorCode.UNAVAILABLE.value, ErrorCode.UNKNOWN_TYPE.value)
 
 
 class ConnectionLost(ClientError):
@@ -192,7 +226,26 @@ class Closed:
     reason: str
 
 
-Event = Message | Disconnected | Reconnected | Closed
+@dataclass(frozen=True, slots=True)
+class Busy:
+    """The server is busy (its storage cannot be reached): ``request`` goes again in ``retry_after_ms``.
+
+    Emitted before each wait; a UI shows a notice such as "server busy, retrying…" until
+    :class:`Recovered` (or the request's error, once the client gives up).
+    """
+
+    retry_after_ms: int
+    request: str
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """The server answered ``request`` again after it had been refused as busy: clear the notice."""
+
+    request: str
+
+
+Event = Message | Disconnected | Reconnected | Closed | Busy | Recovered
 
 _NO_RECONNECT = {CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_LARGE}
 
@@ -215,6 +268,7 @@ class ScorpionClient:
         request_timeout: float = 15.0,
         auto_resume: bool = True,
         max_events: int = 10_000,
+        busy_retry_for: float = 30.0,
     ) -> None:
         """Prepare a session; nothing happens on the network before :meth:`connect`.
 
@@ -222,6 +276,8 @@ class ScorpionClient:
         others are tried in turn). ``token`` (or the one ``store`` keeps for the first
         URL) makes this the same player as before; the token the server gives back is
         saved in ``store``. ``backoff`` is the first and the longest delay between attempts.
+        ``busy_retry_for`` bounds, in seconds, how long a request the server refuses as
+        busy is sent again before its :class:`ServerError` is raised.
         """
         self.urls = [urls] if isinstance(urls, str) else list(urls)
         if not self.urls:
@@ -239,6 +295,7 @@ class ScorpionClient:
         self.give_up_after = give_up_after
         self.request_timeout = request_timeout
         self.auto_resume = auto_resume
+        self.busy_retry_for = busy_retry_for
         self.flow = Flow()
         self.welcome: Welcome | None = None
         self.race: RaceState | None = None
@@ -408,7 +465,7 @@ class ScorpionClient:
             future = self._pending.pop(ref)
             if not future.done():
                 if isinstance(message, Error):
-                    future.set_exception(ServerError(message.code, message.message, message.field))
+                    future.set_exception(ServerError.of(message))
                 else:
                     future.set_result(message)
         for waiter in list(self._waiters):
@@ -506,7 +563,7 @@ class ScorpionClient:
         self._event_signal.set()
 
     async def events(self) -> AsyncIterator[Event]:
-        """Yield every message from the server and every connection notice, in order.
+        """Yield every message from the server and every notice (connection, busy server), in order.
 
         The iterator ends after :class:`Closed`. Events are buffered from the moment the
         client is made, so nothing is missed by starting to iterate late (the buffer keeps
@@ -621,13 +678,54 @@ class ScorpionClient:
     async def request(self, message: Message, timeout: float | None = None) -> Message:
         """Send a request (its ``ref`` is set here) and return the answer; raise ``ServerError``.
 
-        Waits for the connection while the client reconnects.
+        Waits for the connection while the client reconnects, and sends the request again
+        while the server refuses it as busy (``unavailable`` with ``retry_after_ms``).
         """
         return await self._request(message, timeout=timeout)
 
     async def _request(
-        self, message: Message, *, need_ready: bool = True, timeout: float | None = None
+        self,
+        message: Message,
+        *,
+        need_ready: bool = True,
+        timeout: float | None = None,
+        deadline: float | None = None,
     ) -> Message:
+        """Exchange ``message`` for its answer, sending it again while the server is busy.
+
+        An ``unavailable`` refusal with ``retry_after_ms`` says the request was not carried
+        out, so sending it again is safe for every request; that goes on until ``deadline``
+        (``busy_retry_for`` from now by default), then the refusal is raised.
+        """
+        if deadline is None:
+            deadline = time.monotonic() + self.busy_retry_for
+        busy = False
+        while True:
+            try:
+                answer = await self._exchange(message, need_ready=need_ready, timeout=timeout)
+            except ServerError as exc:
+                refused = exc.code == ErrorCode.UNAVAILABLE.value and exc.retryable
+                if refused and await self._wait_busy(exc, message, deadline):
+                    busy = True
+                    continue
+                if busy and not exc.retryable:
+                    self._emit(Recovered(message.TYPE))  # the server answers again, with a refusal
+                raise
+            if busy:
+                self._emit(Recovered(message.TYPE))
+            return answer
+
+    async def _wait_busy(self, exc: ServerError, message: Message, deadline: float) -> bool:
+        """Wait the delay a busy server asked for (a little more); ``False`` past ``deadline``."""
+        assert exc.retry_after_ms is not None
+        wait = exc.retry_after_ms / 1000 * random.uniform(1.0, 1.2)
+        if time.monotonic() + wait > deadline:
+            return False
+        self._emit(Busy(exc.retry_after_ms, message.TYPE))
+        await asyncio.sleep(wait)
+        return True
+
+    async def _exchange(self, message: Message, *, need_ready: bool, timeout: float | None) -> Message:
         limit = self.request_timeout if timeout is None else timeout
         if need_ready and not self._ready.is_set():
             if self.closed is not None:
@@ -650,18 +748,91 @@ class ScorpionClient:
         finally:
             self._pending.pop(ref, None)
 
-    async def _typed(self, message: Message, *expected: type[_M], timeout: float | None = None) -> _M:
-        answer = await self._request(message, timeout=timeout)
+    async def _typed(
+        self,
+        message: Message,
+        *expected: type[_M],
+        timeout: float | None = None,
+        deadline: float | None = None,
+    ) -> _M:
+        answer = await self._request(message, timeout=timeout, deadline=deadline)
         if not isinstance(answer, expected):
             raise ClientError(f"unexpected answer {answer.TYPE!r} to {message.TYPE!r}")
         return answer
 
-    async def _act(self, message: Message) -> Accepted:
-        answer = await self._typed(message, Accepted)
+    async def _act(self, action: PlayMove | DealReserve | Undo | Resign) -> Accepted:
+        answer = await self._settled(action)
         # The answer may overtake other racers' events; the local state follows once they arrive.
         with contextlib.suppress(TimeoutError):
             await self.caught_up(answer.v, timeout=self.request_timeout)
         return answer
+
+    async def _settled(self, action: PlayMove | DealReserve | Undo | Resign) -> Accepted:
+        """Send a game action until its outcome is known, and return its ``accepted``."""
+        deadline = time.monotonic() + self.busy_retry_for
+        try:
+            return await self._typed(action, Accepted, deadline=deadline)
+        except ServerError as exc:
+            if exc.code != ErrorCode.OUTCOME_UNKNOWN.value or not exc.retryable:
+                raise
+            unknown = exc
+        try:
+            answer = await self._settle_unknown(action, unknown, deadline)
+        except ServerError as exc:
+            if not exc.retryable:
+                self._emit(Recovered(action.TYPE))  # the server answers again, with a refusal
+            raise
+        self._emit(Recovered(action.TYPE))
+        return answer
+
+    async def _settle_unknown(
+        self, action: PlayMove | DealReserve | Undo | Resign, unknown: ServerError, deadline: float
+    ) -> Accepted:
+        """Find out whether an action answered ``outcome_unknown`` was applied; if not, send it again.
+
+        After the delay the server asked for, the game is resumed from the action's version:
+        this player's ``accepted`` at a later version in the batch is the answer. Otherwise
+        the action goes again at the same version, which the server cannot apply twice: a
+        ``stale_version`` then means the earlier sending was applied after all.
+        """
+        while True:
+            if not await self._wait_busy(unknown, action, deadline):
+                raise unknown
+            found = await self._applied(action, deadline, snapshot_tells=False)
+            if found is not None:
+                return found
+            try:
+                return await self._typed(action, Accepted, deadline=deadline)
+            except ServerError as exc:
+                if exc.code == ErrorCode.STALE_VERSION.value:
+                    found = await self._applied(action, deadline)
+                    if found is None:
+                        raise
+                    return found
+                if exc.code != ErrorCode.OUTCOME_UNKNOWN.value or not exc.retryable:
+                    raise
+                unknown = exc
+
+    async def _applied(
+        self, action: PlayMove | DealReserve | Undo | Resign, deadline: float, *, snapshot_tells: bool = True
+    ) -> Accepted | None:
+        """Resume the action's game from the action's version; return the action's ``accepted``
+        when the missed events hold it.
+
+        Events the tracked race has seen already are skipped by it, so resuming from an older
+        version leaves the local state consistent. A ``snapshot`` (too much was missed for a
+        batch) holds no events: with ``snapshot_tells`` the action is known to have been
+        applied, and its ``accepted`` is the board the snapshot shows.
+        """
+        resume = Resume(game=action.game, v=action.v)
+        caught: Batch | Snapshot = await self._typed(resume, Batch, Snapshot, deadline=deadline)
+        if isinstance(caught, Snapshot):
+            if not snapshot_tells:
+                return None
+            return Accepted(
+                game=caught.game, v=caught.v, view=caught.view, summary=caught.summary, status=caught.status
+            )
+        return next((e for e in caught.events if isinstance(e, Accepted) and e.v > action.v), None)
 
     async def ping(self) -> Pong:
         """Ask for the server's clock."""
@@ -894,8 +1065,8 @@ class ScorpionClient:
             try:
                 return await self.analyze(game)
             except ServerError as exc:
-                if exc.code != ErrorCode.UNAVAILABLE.value:
-                    raise
+                if exc.code != ErrorCode.UNAVAILABLE.value or exc.retryable:
+                    raise  # refused, or the storage stayed out of reach: not still being computed
             known = self.analyses.get(game)  # pushed before the waiter was in place
             return known if known is not None else await pushed
         finally:

@@ -27,6 +27,7 @@ __all__ = [
     "make_client",
     "room_link",
     "run_session",
+    "server_error_text",
 ]
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/"
@@ -93,7 +94,7 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         try:
             return await session(client)
         except ServerError as exc:
-            print(f"scorpion {args.command}: {exc.code}: {exc.message}", file=sys.stderr)
+            print(f"scorpion {args.command}: {server_error_text(exc)}", file=sys.stderr)
             return 1
         except ProtocolError as exc:
             print(f"scorpion {args.command}: {refusal_text(exc)}", file=sys.stderr)
@@ -105,6 +106,14 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         return asyncio.run(main())
     except KeyboardInterrupt:
         return 130
+
+
+def server_error_text(exc: ServerError) -> str:
+    """Say why the server refused a request; a busy server's refusal says it was retried."""
+    text = f"{exc.code}: {exc.message}"
+    if exc.retryable:
+        return f"{text} (the server stayed busy while the request was retried; try again later)"
+    return text
 
 
 _FIELD_WORDS = {"game": "the game id", "room": "the room code", "name": "the name (--name)"}

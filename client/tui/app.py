@@ -17,6 +17,8 @@ In a solo game ``n`` starts a New Game (a fresh deal), ``p`` a Replay of the sam
 A hint (or the solver's winning move) puts the cursor on the card to move and highlights
 its target column. When a game is over the solver's analysis follows: whether the deal
 was winnable, and after which move the win slipped away.
+While the server is busy (its storage out of reach for a moment) the message line says
+"server busy, retrying…" until the client's request is answered again.
 """
 
 from __future__ import annotations
@@ -50,11 +52,13 @@ from protocol.wire.message import (
 )
 
 from ..connection import (
+    Busy,
     ClientError,
     Closed,
     Disconnected,
     IllegalLocally,
     Reconnected,
+    Recovered,
     ScorpionClient,
     ServerError,
     room_link,
@@ -70,12 +74,22 @@ from .render import (
     spot_at,
 )
 
-__all__ = ["ScorpionApp"]
+__all__ = ["BUSY_NOTE", "ScorpionApp", "server_error_text"]
 
 GAME_ACTIONS = frozenset({"select", "undo", "hint", "deal", "resign"})
 """Keys that play the player's own game (shown in the key bar while it goes on)."""
 
 Starter = Callable[[ScorpionClient], Awaitable[Any]]
+
+BUSY_NOTE = "server busy, retrying…"
+"""The message line while the client sends a request again that the busy server refused."""
+
+
+def server_error_text(exc: ServerError) -> str:
+    """Return the message line for a request the server refused."""
+    if exc.retryable:
+        return f"server busy, gave up retrying: {exc.message}; try again in a moment"
+    return f"server: {exc.message}" if exc.message else f"server: {exc.code}"
 
 
 class ScorpionApp(App[int]):
@@ -169,6 +183,11 @@ class ScorpionApp(App[int]):
                 self.say(f"reconnected to {event.url}")
             elif isinstance(event, Closed):
                 self.say(f"disconnected: {event.reason}")
+            elif isinstance(event, Busy):
+                self.say(BUSY_NOTE)
+            elif isinstance(event, Recovered):
+                if self.note == BUSY_NOTE:
+                    self.say("")
             elif isinstance(event, Queued):
                 self.queued = event.variant
             elif isinstance(event, MatchFound):
@@ -225,7 +244,7 @@ class ScorpionApp(App[int]):
             except IllegalLocally as exc:
                 self.say(f"illegal: {exc}")
             except ServerError as exc:
-                self.say(f"server: {exc.message}" if exc.message else f"server: {exc.code}")
+                self.say(server_error_text(exc))
             except (ClientError, TimeoutError) as exc:
                 self.say(f"error: {exc}")
             self.redraw()
