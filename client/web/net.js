@@ -10,7 +10,7 @@ export class Link {
     this.handlers = handlers;
     this.ws = null;
     this.nextRef = 1;
-    this.pending = new Map();        // ref -> {type, resolve}
+    this.pending = new Map();        // ref -> {type, message}: the request awaiting its answer
     this.attempt = 0;
     this.stopped = false;
     this.timer = null;
@@ -46,6 +46,7 @@ export class Link {
         const waiter = this.pending.get(msg.ref);
         this.pending.delete(msg.ref);
         msg.request = waiter.type;
+        msg.sent = waiter.message;   // the request itself (without ref), to send it again
       }
       this.handlers.onMessage(msg);
     };
@@ -94,7 +95,7 @@ export class Link {
   send(message) {
     if (!this.isOpen) return null;
     const ref = this.nextRef++;
-    this.pending.set(ref, { type: message.type });
+    this.pending.set(ref, { type: message.type, message });
     this.ws.send(JSON.stringify({ ...message, ref }));
     return ref;
   }

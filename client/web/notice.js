@@ -1,5 +1,5 @@
-// Notices: the one-line messages at the top of the page, and the sentences shown for the
-// server's error codes.
+// Notices: the one-line messages at the top of the page (among them the one shown while a
+// busy server's refusal is sent again), and the sentences shown for the server's error codes.
 
 import { $ } from "./state.js";
 
@@ -30,8 +30,17 @@ export const ERRORS = {
   spectating_forbidden: "This race does not allow spectators.",
   daily_already_played: "You have already played today's deal.",
   unavailable: "Not available right now.",
+  outcome_unknown: "The server could not confirm that action in time.",
   internal: "The server failed; please try again.",
 };
+
+// Whether an error says the server is busy (its storage out of reach for a moment) and the
+// same request may go again after `retry_after_ms`, rather than refusing it for good.
+export const isBusy = (msg) => typeof msg.retry_after_ms === "number";
+
+// Whether an `unavailable` is not the busy storage's: the server does not serve this (a
+// request for a later version, or an analysis still being computed).
+export const notServed = (msg) => msg.code === "unavailable" && !isBusy(msg);
 
 // ---------------------------------------------------------------- notices
 
@@ -46,12 +55,29 @@ export function notify(text, detail, ttl = 9000) {
   noticeTimer = setTimeout(() => { box.hidden = true; }, ttl);
 }
 
+// The notice shown while requests a busy server refused are sent again. It stays until an
+// answer comes (clearBusy), or the error once the page gives up.
+export const BUSY_TEXT = "Server busy, retrying…";
+
+// Show that the server is busy and the page sends its request again.
+export function showBusy() {
+  notify(BUSY_TEXT, "", 60000);
+}
+
+// Hide the busy notice (an answer came), unless another notice has taken its place.
+export function clearBusy() {
+  if ($("notice-text").textContent === BUSY_TEXT) $("notice").hidden = true;
+}
+
+// The page's wording for a busy server's refusal it has stopped sending again.
+const GAVE_UP = "The server stayed busy: please try again in a moment.";
+
 // Codes whose server sentence says more than the page's own wording.
 const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type"]);
 
 // Show a server error as a notice: the page's wording, and the server's where it says more.
 export function showError(msg) {
-  const friendly = ERRORS[msg.code] || "The server refused that.";
+  const friendly = isBusy(msg) ? GAVE_UP : ERRORS[msg.code] || "The server refused that.";
   const sentence = (msg.message || "").trim().replace(/\.$/, "");
   const detail = sentence && (DETAILED.has(msg.code) || !ERRORS[msg.code])
     ? `${sentence[0].toUpperCase()}${sentence.slice(1)}.` : "";

@@ -3,7 +3,7 @@
 
 import { cardLabel } from "./cards.js";
 import { focusBoard } from "./focus.js";
-import { send } from "./link.js";
+import { send, settleResumed } from "./link.js";
 import { notify } from "./notice.js";
 import { showResult } from "./results.js";
 import { locate } from "./rules.js";
@@ -91,6 +91,7 @@ export function onBatch(msg) {
   for (const event of msg.events) onEvent(event, true);
   if (S.game && S.game.id === msg.game && S.game.v < msg.v) send({ type: "resume", game: msg.game, v: S.game.v });
   if (S.game && !S.game.ended) { setMode("game"); renderGame(); }
+  settleResumed(msg);       // the resume that tells whether an unconfirmed action was applied
 }
 
 // `snapshot`: the whole game afresh (after resume, when the missed events are no longer
@@ -115,6 +116,7 @@ export function onSnapshot(msg) {
   S.pending = null;
   setMode("game");
   renderGame();
+  settleResumed(msg);
 }
 
 // ---------------------------------------------------------------- hints and the solver's verdict

@@ -3,15 +3,12 @@
 // what each refused request undoes before its error is shown.
 
 import { refreshLobby } from "./daily.js";
-import { link, sayHello, send } from "./link.js";
+import { GAME_REQUESTS, link, retryLater, sayHello, send, settleLater } from "./link.js";
 import { joinRoom } from "./lobby.js";
-import { ERRORS, notify, showError } from "./notice.js";
+import { ERRORS, notServed, notify, showError } from "./notice.js";
 import { setMode, wantGames } from "./screens.js";
 import { $, S } from "./state.js";
 import { renderGame } from "./table.js";
-
-// The requests about the game being played (one at a time: see gameRequest in table.js).
-const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
 
 // ---------------------------------------------------------------- session
 
@@ -69,8 +66,10 @@ export function onForgotten(msg) {
   setTimeout(() => link.restart(), 300);     // a fresh identity
 }
 
-// `error`: undo what the refused request expected, then say why (see notice.js).
+// `error`: a busy server's refusal goes again later (see link.js); otherwise undo what the
+// refused request expected, then say why (see notice.js).
 export function onError(msg) {
+  if (retryLater(msg) || settleLater(msg)) return;
   const request = msg.request;
   if (GAME_REQUESTS.has(request)) S.pending = null;
   switch (msg.code) {
@@ -89,7 +88,7 @@ export function onError(msg) {
   if (request === "rematch") $("btn-rematch").disabled = false;
   if (request === "daily_info") {
     S.daily = null;
-    $("daily-info").textContent = msg.code === "unavailable"
+    $("daily-info").textContent = notServed(msg)
       ? "The daily deal is not yet available on this server." : ERRORS[msg.code] || msg.message;
     $("btn-daily").disabled = true;
     $("btn-practice").hidden = true;
@@ -97,7 +96,7 @@ export function onError(msg) {
   }
   if (request === "leaderboard" || request === "stats" || request === "saved_games") {
     const box = { leaderboard: "leaderboard", stats: "stats", saved_games: null }[request];
-    if (box) $(box).textContent = msg.code === "unavailable" ? "Not yet available on this server." : ERRORS[msg.code] || msg.message;
+    if (box) $(box).textContent = notServed(msg) ? "Not yet available on this server." : ERRORS[msg.code] || msg.message;
     return;
   }
   if (request === "resume") {
@@ -124,7 +123,7 @@ export function onError(msg) {
   if (request === "replay") return;          // only asked for the analysis: the move number alone is told
   if (request === "analyze") {
     // Still being computed: the server pushes it when ready. Otherwise there is none to show.
-    if (msg.code !== "unavailable") { $("analysis").hidden = true; }
+    if (!notServed(msg)) { $("analysis").hidden = true; }
     return;
   }
   if (request === "room_join" && msg.code === "room_started" && S.lastJoin) {

@@ -31,6 +31,7 @@ export const S = {
   selected: null,            // {col,row} | {cell}
   hint: null,                // {source, to} | {deal:true}
   pending: null,             // ref of the game request awaiting its answer
+  unsure: null,              // {action, resume}: a game action of unknown outcome, being settled
   watch: null,               // the race being watched
   games: new Map(),          // live games list
   linkRoom: new URLSearchParams(location.search).get("room"),
