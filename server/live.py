@@ -122,6 +122,8 @@ class LiveGame:
     """The race this one is a rematch of (its racers asked to race again)."""
     version: int = 0
     ended: bool = False
+    ending: bool = False
+    """This node is ending the race (every racer is done)."""
     boards: dict[str, Board | None] = field(default_factory=dict)
     changed: dict[str, int] = field(default_factory=dict)
     status: dict[str, str] = field(default_factory=dict)

@@ -80,6 +80,7 @@ class RaceService:
         self.on_race_done = on_race_done
         self.on_event = on_event or (lambda game_id, version, event: None)
         self._loading: dict[str, asyncio.Future[LiveGame | None]] = {}
+        self._ending: set[asyncio.Task[None]] = set()
 
     def listen(
         self,
@@ -238,8 +239,29 @@ class RaceService:
             game.changed[player] = max(game.changed.get(player, 0), version)
             game.status[player] = event["status"]
             game.summary[player] = event["summary"]
+            self.end_when_all_done(game)
         elif event["type"] == "race_ended":
             game.ended = True
+
+    def end_when_all_done(self, game: LiveGame) -> None:
+        """End the race once every racer is done, however this node learnt the last of it (its
+        own commit, another node's event, or the log read after an action of unknown outcome)."""
+        if game.ended or game.ending or not all(game.status[pid] in DONE for pid in game.racer_ids()):
+            return
+        game.ending = True
+        task = asyncio.get_running_loop().create_task(self._end_when_reachable(game))
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
+
+    async def _end_when_reachable(self, game: LiveGame) -> None:
+        try:
+            while True:
+                try:
+                    return await self.end_race(game.game_id)
+                except UNREACHABLE:
+                    await asyncio.sleep(self.store.health.retry_after_ms() / 1000)
+        finally:
+            game.ending = False
 
     # -- the move path ------------------------------------------------------------------
 
@@ -391,8 +413,7 @@ class RaceService:
         game.summary[player_id] = summary
         if status in DONE:
             game.finished_ms[player_id] = now
-            if all(game.status[pid] in DONE for pid in game.racer_ids()):
-                asyncio.get_running_loop().create_task(self.end_race(game.game_id))
+            self.end_when_all_done(game)
         return Accepted.trusted(
             game=game.game_id, v=version, view=view, summary=summary, status=status, ref=ref
         )

@@ -420,3 +420,35 @@ async def test_a_killed_node_leaves_no_solver_process_behind(
     while any(_running(pid) for pid in helpers) and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
     assert not [pid for pid in helpers if _running(pid)]
+
+
+async def test_a_race_whose_last_action_was_stored_but_never_confirmed_still_ends(
+    local_node: Any, open_client: Any
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    _room, start, bob_start = await start_race(ann, bob)
+    game = start["game"]
+    resigned = await bob.request({"type": "resign", "game": game, "v": bob_start["v"]})
+    assert resigned["type"] == "accepted", resigned
+    store = node.server.store
+    real_act = store.act
+
+    async def stored_but_reply_lost(*args: Any, **kwargs: Any) -> Any:
+        await real_act(*args, **kwargs)
+        raise ConnectionError("the connection dropped after the script ran")
+
+    store.act = stored_but_reply_lost
+    unknown = await ann.request({"type": "resign", "game": game, "v": start["v"]})
+    assert unknown["type"] == "error" and unknown["code"] == "outcome_unknown", unknown
+    store.act = real_act
+    while not store.health.up:
+        await asyncio.sleep(0.05)
+    batch = await ann.request({"type": "resume", "game": game, "v": start["v"]})
+    assert batch["type"] == "batch", batch
+    assert [e["status"] for e in batch["events"] if e["type"] == "accepted"] == ["resigned"]
+    # The node learnt of the last racer's end from the log, not from its own answer: the
+    # race must end all the same.
+    ended = await ann.expect("race_ended", timeout=10)
+    assert {s["status"] for s in ended["standings"]} == {"resigned"}
