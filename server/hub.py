@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from .store import Store
 
@@ -37,7 +38,7 @@ class Hub:
         self.listeners: dict[str, list[Listener]] = {}
         self.task: asyncio.Task[None] | None = None
         self.on_error = on_error
-        self.on_reconnect: list[Callable[[], Awaitable[None]]] = []
+        self.on_reconnect: list[Callable[[], Coroutine[Any, Any, None]]] = []
         """Run after the connection was restored and every channel subscribed again: what
         was published meanwhile never reached this node, and is to be read from the logs."""
         self.reconnects = 0

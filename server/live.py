@@ -186,10 +186,14 @@ def racer_fields(summary: dict[str, Any], status: str, extra: dict[str, Any] | N
 class RacerResult(Protocol):
     """What a finished race's standings are made from: one racer's stored record."""
 
-    player_id: str
-    name: str
-    status: str
-    fields: Mapping[str, str]
+    @property
+    def player_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def fields(self) -> Mapping[str, str]: ...
 
 
 def rank_racers(
@@ -202,7 +206,7 @@ def rank_racers(
     shorter time, then to who finished first.
     """
     limit_end = game.start + game.time_limit_ms + game.paused_ms(now)
-    rows = []
+    rows: list[tuple[dict[str, Any], int]] = []
     for racer in racers:
         summary = json.loads(racer.fields.get("summary", "{}"))
         finished = int(racer.fields.get("finished", now))
@@ -210,7 +214,12 @@ def rank_racers(
             finished = min(finished, limit_end)
         elapsed = game.elapsed_seconds(finished)
         runs = int(summary.get("runs", 0))
-        row = {"player": racer.player_id, "name": racer.name, "runs": runs, "elapsed": elapsed}
+        row: dict[str, Any] = {
+            "player": racer.player_id,
+            "name": racer.name,
+            "runs": runs,
+            "elapsed": elapsed,
+        }
         row.update(score=score(runs, racer.status == "finished", elapsed), status=racer.status)
         rows.append((row, finished))
     rows.sort(key=lambda r: (-r[0]["score"], r[0]["elapsed"], r[1]))

@@ -131,7 +131,7 @@ class GameStore(StoreBase):
     async def add_pauses(self, game_id: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
         """Add outages (``(start_ms, end_ms)`` pairs) to a running game's paused time; return
         all of its paused spans, merged (the same outage reported by several nodes counts once)."""
-        flat = [edge for span in spans for edge in span]
+        flat: list[int] = [edge for span in spans for edge in span]
         merged = await self._add_pauses(keys=[game_key(game_id, "meta")], args=flat)
         return [(int(a), int(b)) for a, b in json.loads(merged)]
 
@@ -167,11 +167,10 @@ class GameStore(StoreBase):
         for pid in racer_ids:
             keys.append(game_key(game_id, f"p:{pid}"))
             keys.append(game_key(game_id, f"m:{pid}"))
-        version: int = await self._end(
-            keys=keys,
-            args=[event, game_channel(game_id), ended_ms, standings, keep_ms, self.origin]
-            + ([] if paused is None else [paused]),
-        )
+        args: list[str | int] = [event, game_channel(game_id), ended_ms, standings, keep_ms, self.origin]
+        if paused is not None:
+            args.append(paused)
+        version: int = await self._end(keys=keys, args=args)
         if version:
             await self.drop_live(game_id)
         return version
