@@ -140,6 +140,19 @@ def redis_url(redis_server: RedisServer) -> str:
     return redis_server.url
 
 
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A Redis of the test's own, to stop, pause and start again."""
+    redis = RedisServer(tmp_path / "r")
+    redis.start()
+    try:
+        yield redis
+    finally:
+        if redis.process is not None and redis.process.poll() is None:
+            redis.process.send_signal(signal.SIGCONT)
+        redis.stop()
+
+
 class ClusterServer(RedisServer):
     """A one-node Redis Cluster (cluster mode on, every slot served), on a loopback port.
 

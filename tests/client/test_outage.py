@@ -12,8 +12,7 @@ import contextlib
 import dataclasses
 import signal
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -259,19 +258,6 @@ async def test_a_refusal_that_is_not_busy_is_raised_at_once(peer: Any, make_clie
 
 
 # ---------------------------------------------------------------- a real server, a real outage
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
-    """A Redis of the test's own, to stop, pause and start again."""
-    redis = RedisServer(tmp_path / "r")
-    redis.start()
-    try:
-        yield redis
-    finally:
-        if redis.process is not None and redis.process.poll() is None:
-            redis.process.send_signal(signal.SIGCONT)
-        redis.stop()
 
 
 async def until_busy(seen: list[Event], request: str, timeout: float = 20.0) -> Busy:

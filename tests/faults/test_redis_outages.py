@@ -51,6 +51,18 @@ async def four_racers(
     return nodes, clients, start
 
 
+async def racing(
+    start_node: NodeFactory, open_client: Any, url: str
+) -> tuple[list[Node], list[Client], dict[str, Any], list[Racer], list[asyncio.Task[None]]]:
+    """Start a race of four on two nodes, each racer playing a winning line; return 1.5 s into it."""
+    number, line = winnable_deal()
+    nodes, clients, start = await four_racers(start_node, open_client, url, number)
+    racers = [Racer(client, start["game"], start["v"], line) for client in clients]
+    playing = [asyncio.create_task(r.play(pause=0.03)) for r in racers]
+    await asyncio.sleep(1.5)
+    return nodes, clients, start, racers, playing
+
+
 async def check_the_log(url: str, game: str, racers: list[Racer]) -> dict[str, Any]:
     """Assert the finished game holds exactly the moves each racer was told were made."""
     for racer in racers:
@@ -97,11 +109,7 @@ async def wait_for_health(nodes: list[Node], status: int, within: float) -> floa
 async def test_redis_killed_mid_race_and_restarted_from_its_aof_loses_no_acknowledged_move(
     start_node: NodeFactory, open_client: Any, external_redis: ExternalRedis
 ) -> None:
-    number, line = winnable_deal()
-    nodes, clients, start = await four_racers(start_node, open_client, external_redis.url, number)
-    racers = [Racer(client, start["game"], start["v"], line) for client in clients]
-    playing = [asyncio.create_task(r.play(pause=0.03)) for r in racers]
-    await asyncio.sleep(1.5)
+    nodes, clients, start, racers, playing = await racing(start_node, open_client, external_redis.url)
     assert not any(t.done() for t in playing), "the race ended before the outage"
     external_redis.kill()
     killed = time.monotonic()
@@ -133,11 +141,7 @@ async def test_redis_killed_mid_race_and_restarted_from_its_aof_loses_no_acknowl
 async def test_redis_paused_for_5_s_costs_nobody_time_and_every_answer_comes_within_the_bound(
     start_node: NodeFactory, open_client: Any, external_redis: ExternalRedis
 ) -> None:
-    number, line = winnable_deal()
-    nodes, clients, start = await four_racers(start_node, open_client, external_redis.url, number)
-    racers = [Racer(client, start["game"], start["v"], line) for client in clients]
-    playing = [asyncio.create_task(r.play(pause=0.03)) for r in racers]
-    await asyncio.sleep(1.5)
+    nodes, _, start, racers, playing = await racing(start_node, open_client, external_redis.url)
     external_redis.signal(signal.SIGSTOP)
     paused = time.monotonic()
     await wait_for_health(nodes, 503, within=BOUND + SLACK)

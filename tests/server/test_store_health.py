@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
@@ -95,16 +94,6 @@ async def test_the_probe_backs_off_while_redis_stays_down_but_never_longer_than_
         assert not health.up and health.generation == 0
     finally:
         runner.cancel()
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> object:
-    redis = RedisServer(tmp_path / "r")
-    redis.start()
-    yield redis
-    if redis.process is not None and redis.process.poll() is None:
-        redis.process.send_signal(signal.SIGCONT)
-    redis.stop()
 
 
 async def test_a_call_to_a_paused_redis_fails_after_the_timeout_as_unknown_not_as_not_sent(

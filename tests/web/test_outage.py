@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from protocol.game import Board
@@ -31,19 +29,6 @@ RECORD_FRAMES = """() => {
   };
 }"""
 """Keep the types of the requests the page sends and of the messages it gets, from now on."""
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
-    """A Redis of the test's own, to stop, pause and start again."""
-    redis = RedisServer(tmp_path / "r")
-    redis.start()
-    try:
-        yield redis
-    finally:
-        if redis.process is not None and redis.process.poll() is None:
-            redis.process.send_signal(signal.SIGCONT)
-        redis.stop()
 
 
 def frames(page: Page) -> tuple[list[str], list[str]]:
