@@ -88,6 +88,9 @@ class GameFeed(Service):
         """Subscribe this node to a game's events (once, however many local followers)."""
         if game_id not in self.followed:
             self.followed.add(game_id)
+            # Marked before subscribing: an action committed after the mark is published,
+            # one committed before it is in the log, which followers read after subscribing.
+            await self.store.follow_game(game_id)
             await self.hub.subscribe(game_channel(game_id), self._on_game_event)
 
     async def attach(self, session: Session, game_id: str, after: int, ref: Any = None) -> None:
@@ -137,6 +140,7 @@ class GameFeed(Service):
             self.followed.discard(game.game_id)
             with contextlib.suppress(Exception):
                 await self.hub.unsubscribe(game_channel(game.game_id), self._on_game_event)
+                await self.store.unfollow_game(game.game_id)
         self.spectator_totals.pop(game.game_id, None)
         if self.spectators_reported.pop(game.game_id, 0):
             # The count loop no longer visits this game: take this node's spectators off

@@ -22,6 +22,8 @@ key                             type    what it holds
                                         rebuilds the racer's board
 ``{g:ID}:log``                  list    the game's events; entry i has version i + 1
 ``{g:ID}:a:PLAYER``             string  the racer's post-game analysis (JSON)
+``{g:ID}:nodes``                set     the nodes subscribed to the game's channel (a
+                                        move no other node follows is not published)
 ``live``                        zset    running game ids by start time (ms)
 ``stats:PLAYER:VARIANT``        hash    started, won, best score/time, totals, streaks
 ``saved:PLAYER``                zset    saved solo games in progress, by start time
@@ -38,7 +40,8 @@ key                             type    what it holds
 ==============================  ======  ==============================================
 
 Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
-(``ORIGIN`` is the node that made it, which has already delivered it to its own clients);
+(``ORIGIN`` is the node that made it, which has already delivered it to its own clients;
+a racer's action is published only while ``{g:ID}:nodes`` names another node, or none);
 ``u:PLAYER`` carries direct notices to one player (match found, room updates);
 ``live`` announces games that start and end; ``lb:DATE:VARIANT`` a leaderboard's changes.
 

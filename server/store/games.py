@@ -11,6 +11,9 @@ from .base import StoreBase
 from .keys import LIVE_CHANNEL, game_channel, game_key
 from .records import ActionOutcome, GameRecord, RacerRecord
 
+FOLLOW_TTL = 2 * 24 * 3600
+"""Seconds a node's mark as a game's follower lasts, unless it follows the game again."""
+
 __all__ = ["GameStore"]
 
 
@@ -121,12 +124,23 @@ class GameStore(StoreBase):
         and publishes it.
         """
         tag = "{g:" + game_id + "}:"
-        keys = (tag + "meta", tag + "p:" + player_id, tag + "m:" + player_id, tag + "log")
+        keys = (tag + "meta", tag + "p:" + player_id, tag + "m:" + player_id, tag + "log", tag + "nodes")
         args: tuple[Any, ...] = (seen_version, based_on, op, move, event, self.origin, summary, status)
         if finished is not None:
             args += (finished,)
         result, value = await self._pipeline.script(scripts.ACT, keys, args)
         return ActionOutcome(result, value)
+
+    async def follow_game(self, game_id: str) -> None:
+        """Say that this node follows a game's channel: its racers' actions must be published."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(game_key(game_id, "nodes"), self.origin)
+            pipe.expire(game_key(game_id, "nodes"), FOLLOW_TTL)
+            await pipe.execute()
+
+    async def unfollow_game(self, game_id: str) -> None:
+        """Say that this node no longer follows a game's channel."""
+        await self.redis.srem(game_key(game_id, "nodes"), self.origin)  # type: ignore[misc]
 
     async def add_pauses(self, game_id: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
         """Add outages (``(start_ms, end_ms)`` pairs) to a running game's paused time; return

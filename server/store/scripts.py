@@ -21,7 +21,9 @@ __all__ = [
     "STATS_UPDATE",
 ]
 
-# The game's channel is derived from KEYS[1] ("{g:ID}:meta" -> "{g:ID}:ev").
+# The game's channel is derived from KEYS[1] ("{g:ID}:meta" -> "{g:ID}:ev"). KEYS[5] is the
+# set of nodes following the game: when it names only the origin (ARGV[6]), no other node
+# needs the event and it is not published (the origin has delivered it already).
 ACT = """
 local meta = redis.call('HMGET', KEYS[1], 'state', 'ver')
 if meta[1] ~= 'racing' then return {'over', meta[1] or ''} end
@@ -43,7 +45,9 @@ else
   redis.call('HSET', KEYS[2], 'changed', ver, 'summary', ARGV[7], 'status', ARGV[8])
 end
 redis.call('RPUSH', KEYS[4], ARGV[5])
-redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
+if redis.call('SCARD', KEYS[5]) ~= 1 or redis.call('SISMEMBER', KEYS[5], ARGV[6]) == 0 then
+  redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
+end
 return {'ok', tostring(ver)}
 """
 

@@ -433,3 +433,41 @@ async def test_spectators_who_leave_a_node_are_taken_off_the_count_and_a_rewatch
     assert (await ann.seen("spectators", timeout=10, count=0))["count"] == 0
     again = await eve.request({"type": "watch", "room": room["room"]})
     assert again["type"] == "spectate" and again["spectators"] == 1
+
+
+async def test_a_move_is_published_only_while_another_node_follows_its_game(
+    start_node: NodeFactory, open_client: Any, redis_url: str
+) -> None:
+    import redis.asyncio as aioredis
+
+    from server.store import game_channel
+
+    first = start_node(test_deals=DEAL)
+    ann: Client = await open_client(first, "Ann")
+    bob: Client = await open_client(first, "Bob")
+    _room, start, _ = await start_race(ann, bob, {"undo": True, "spectators": True})
+    game = start["game"]
+    listener = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    pubsub = listener.pubsub()
+    await pubsub.subscribe(game_channel(game))
+    await pubsub.get_message(timeout=1)  # the subscription's confirmation
+    board = Board.new("scorpion", DEAL)
+    moves = [m for m in board.legal_moves() if not m.is_deal][:1]
+    v = start["v"]
+    answer = await ann.request({"type": "move", "game": game, "v": v, "move": move_json(moves[0])})
+    assert answer["type"] == "accepted"
+    # Only this node follows the game: it has delivered the move itself, nobody else needs it.
+    assert await pubsub.get_message(timeout=0.5) is None
+    second = start_node()
+    watcher: Client = await open_client(second, "Cy")
+    assert (await watcher.request({"type": "watch", "game": game}))["type"] == "spectate"
+    board.push(moves[0])
+    move = next(m for m in board.legal_moves() if not m.is_deal)
+    answer = await ann.request({"type": "move", "game": game, "v": answer["v"], "move": move_json(move)})
+    assert answer["type"] == "accepted"
+    published = await pubsub.get_message(timeout=2)
+    assert published is not None and published["data"].startswith(f"{answer['v']}|")
+    seen = await watcher.expect("spectate_event", v=answer["v"])
+    assert seen["player"] == ann.player
+    await pubsub.aclose()
+    await listener.aclose()
