@@ -14,10 +14,13 @@ Prints figures; asserts nothing. Three parts, all on loopback:
 The clients of both phases are the same kind: by default raw-frame sockets
 (``support.LightSocket``), which leave the shared cores to the servers being measured;
 ``--client websockets`` uses full websockets clients instead. Each round prints the CPU
-used per message by the server, Redis and the clients.
+used per message by the server, Redis and the clients; the summary gives, over the rounds,
+the median and interquartile range of the ratios to the floor, CPU per move first (it is
+steady on a shared machine, where throughput is not). ``--compare-loops`` runs the race
+server twice, on asyncio's own loop and on uvloop, each round taking turns with the floor.
 
 Usage: python bench/race.py [--racers 40] [--seconds 4] [--rounds 9] [--idle 5000]
-       [--client light|websockets]
+       [--client light|websockets] [--event-loop auto|uvloop|asyncio] [--compare-loops]
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -240,6 +244,75 @@ async def idle_memory(port: int, pid: int, clients: int) -> float:
     return (after - before) / clients
 
 
+@dataclass
+class Round:
+    """One phase of one round: messages answered, their latencies, and CPU per message."""
+
+    count: int
+    latencies: list[float]
+    cpu_us: tuple[float, float, float]
+    """CPU per message of the server, Redis and the benchmark's clients, in microseconds."""
+    rate: float
+    errors: int = 0
+
+    @property
+    def p99(self) -> float:
+        return percentile(self.latencies, 0.99)
+
+    def line(self, unit: str, per: str) -> str:
+        server, redis, clients = self.cpu_us
+        return (
+            f"{self.rate:6.0f} {unit:7s} p50 {1000 * percentile(self.latencies, 0.5):6.2f} ms   "
+            f"p99 {1000 * self.p99:6.2f} ms   CPU per {per}: server {server:4.0f} us, "
+            f"Redis {redis:3.0f} us, clients {clients:3.0f} us"
+        )
+
+
+async def measure(pids: tuple[int, int], drive: Any, seconds: float) -> Round:
+    """Run one phase (``drive``, ``seconds`` long), measuring the CPU the server, Redis and
+    this process used per message."""
+    before = cpu_seconds(pids[0]), cpu_seconds(pids[1]), own_cpu_seconds()
+    count, latencies, *errors = await drive
+    after = cpu_seconds(pids[0]), cpu_seconds(pids[1]), own_cpu_seconds()
+    cpu = tuple(1e6 * (b - a) / max(count, 1) for a, b in zip(before, after, strict=True))
+    return Round(count, latencies, cpu, count / seconds, errors[0] if errors else 0)  # type: ignore[arg-type]
+
+
+def spread(values: list[float], digits: int = 2) -> str:
+    """Say a figure's median and interquartile range."""
+    if len(values) < 2:
+        return f"{values[0]:.{digits}f}"
+    low, _, high = statistics.quantiles(values, n=4, method="inclusive")
+    return f"{statistics.median(values):.{digits}f} (IQR {low:.{digits}f} to {high:.{digits}f})"
+
+
+def summarize(floors: list[Round], rounds: dict[str, list[Round]]) -> None:
+    """Print, over the rounds, the medians and interquartile ranges of the figures that count.
+
+    CPU per move is the primary figure: on a shared machine it holds still where
+    throughput does not.
+    """
+    median_cpu = [statistics.median(f.cpu_us[i] for f in floors) for i in range(3)]
+    print(
+        f"floor over {len(floors)} rounds: CPU per message server {median_cpu[0]:.0f} us, "
+        f"Redis {median_cpu[1]:.0f} us, clients {median_cpu[2]:.0f} us (medians)"
+    )
+    for loop, runs in rounds.items():
+        throughput = [r.rate / f.rate for r, f in zip(runs, floors, strict=True)]
+        p99 = [r.p99 / f.p99 for r, f in zip(runs, floors, strict=True)]
+        server = [r.cpu_us[0] - f.cpu_us[0] for r, f in zip(runs, floors, strict=True)]
+        redis = [r.cpu_us[1] / f.cpu_us[1] for r, f in zip(runs, floors, strict=True)]
+        print(
+            f"server on {loop}: CPU per move server {statistics.median(r.cpu_us[0] for r in runs):.0f} us "
+            f"(the floor's + {spread(server, 0)} us, goal <= +30), "
+            f"Redis {spread(redis)}x the floor's (goal <= 2)"
+        )
+        print(
+            f"server on {loop}: median of {len(runs)} rounds: throughput {spread(throughput)}x the floor "
+            f"(goal >= 1.0), p99 {spread(p99)}x the floor's (goal <= 1.5)"
+        )
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -254,6 +327,17 @@ async def main() -> None:
         default="light",
         help="the racers' clients, in both phases: raw-frame sockets (default), which leave the "
         "shared cores to the servers, or full websockets clients",
+    )
+    parser.add_argument(
+        "--event-loop",
+        choices=("auto", "uvloop", "asyncio"),
+        default="auto",
+        help="the race server's event loop (its --event-loop); the floor always runs asyncio's own",
+    )
+    parser.add_argument(
+        "--compare-loops",
+        action="store_true",
+        help="run the race server twice, on asyncio's loop and on uvloop, taking turns with the floor",
     )
     parser.add_argument("--serve-floor", metavar="REDIS_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -275,56 +359,47 @@ async def main() -> None:
         assert redis.process is not None
         redis_pid = redis.process.pid
         floor, floor_port = start_floor(redis_url)
-        process, port = start_server(
-            redis_url, test_deals=DEAL, countdown_seconds=0.1, message_credits=100000, race_time_limit=3600
-        )
-        ratios: list[tuple[float, float]] = []
+        loops = ("asyncio", "uvloop") if args.compare_loops else (args.event_loop,)
+        servers = {
+            loop: start_server(
+                redis_url,
+                test_deals=DEAL,
+                countdown_seconds=0.1,
+                message_credits=100000,
+                race_time_limit=3600,
+                event_loop=loop,
+            )
+            for loop in loops
+        }
+        process, port = servers[loops[0]]
+        floors: list[Round] = []
+        rounds: dict[str, list[Round]] = {loop: [] for loop in loops}
         latencies: list[float] = []
         try:
             # Floor and server take turns, so that a change in the machine's speed (it is
             # shared) falls on both; the ratios' median is the figure.
             for round_number in range(1, args.rounds + 1):
                 print(f"round {round_number}:")
-                cpu = cpu_seconds(floor.pid), cpu_seconds(redis_pid), own_cpu_seconds()
-                f_count, f_lat = await drive_floor(floor_port, args.racers, args.seconds, args.client)
-                f_cpu = (
-                    cpu_seconds(floor.pid) - cpu[0],
-                    cpu_seconds(redis_pid) - cpu[1],
-                    own_cpu_seconds() - cpu[2],
-                )
-                f_rate = f_count / args.seconds
-                print(
-                    f"  floor  (echo + 1 Redis round trip): {f_rate:6.0f} msg/s   "
-                    f"p50 {1000 * percentile(f_lat, 0.5):6.2f} ms   "
-                    f"p99 {1000 * percentile(f_lat, 0.99):6.2f} ms"
-                    f"   CPU per message: server {1e6 * f_cpu[0] / f_count:4.0f} us,"
-                    f" Redis {1e6 * f_cpu[1] / f_count:3.0f} us, clients {1e6 * f_cpu[2] / f_count:3.0f} us"
-                )
-                cpu = cpu_seconds(process.pid), cpu_seconds(redis_pid), own_cpu_seconds()
-                s_count, s_lat, errors = await drive_server(port, args.racers, args.seconds, args.client)
-                s_cpu = (
-                    cpu_seconds(process.pid) - cpu[0],
-                    cpu_seconds(redis_pid) - cpu[1],
-                    own_cpu_seconds() - cpu[2],
-                )
-                s_rate = s_count / args.seconds
-                latencies.extend(s_lat)
-                print(
-                    f"  server (validated moves, Lua commit): {s_rate:6.0f} moves/s "
-                    f"p50 {1000 * percentile(s_lat, 0.5):6.2f} ms   "
-                    f"p99 {1000 * percentile(s_lat, 0.99):6.2f} ms"
-                    f"   CPU per move: server {1e6 * s_cpu[0] / s_count:4.0f} us,"
-                    f" Redis {1e6 * s_cpu[1] / s_count:3.0f} us, clients {1e6 * s_cpu[2] / s_count:3.0f} us"
-                    f"   errors {errors}"
-                )
-                ratios.append((s_rate / f_rate, percentile(s_lat, 0.99) / percentile(f_lat, 0.99)))
-                print(f"  ratio: throughput {ratios[-1][0]:.2f}x, p99 {ratios[-1][1]:.2f}x")
-            throughput = statistics.median(r[0] for r in ratios)
-            p99 = statistics.median(r[1] for r in ratios)
-            print(
-                f"median of {len(ratios)} rounds: throughput {throughput:.2f}x the floor (goal >= 0.7), "
-                f"p99 {p99:.2f}x the floor's (goal <= 2)"
-            )
+                pids = (floor.pid, redis_pid)
+                drive = drive_floor(floor_port, args.racers, args.seconds, args.client)
+                floors.append(await measure(pids, drive, args.seconds))
+                print(f"  floor  (echo + 1 Redis round trip): {floors[-1].line('msg/s', 'message')}")
+                for loop, (server, server_port) in servers.items():
+                    pids = (server.pid, redis_pid)
+                    drive = drive_server(server_port, args.racers, args.seconds, args.client)
+                    done = await measure(pids, drive, args.seconds)
+                    rounds[loop].append(done)
+                    latencies.extend(done.latencies)
+                    print(
+                        f"  server on {loop:7s} (validated moves, Lua commit): "
+                        f"{done.line('moves/s', 'move')}   errors {done.errors}"
+                    )
+                    print(
+                        f"    ratio: throughput {done.rate / floors[-1].rate:.2f}x, "
+                        f"p99 {done.p99 / floors[-1].p99:.2f}x, "
+                        f"server CPU per move {done.cpu_us[0] - floors[-1].cpu_us[0]:+.0f} us"
+                    )
+            summarize(floors, rounds)
             stop_floor(floor)
             if args.idle:
                 per_client = await idle_memory(port, process.pid, args.idle)
@@ -337,7 +412,8 @@ async def main() -> None:
                 f"mean move latency {1000 * statistics.mean(latencies):.2f} ms"
             )
         finally:
-            stop_server(process)
+            for server, _ in servers.values():
+                stop_server(server)
             await redis.stop()
 
 

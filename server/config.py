@@ -58,6 +58,7 @@ class Config:
     daily_secret: str = ""
     test_deals: str = ""
     web_dir: Path | None = None
+    event_loop: str = "auto"
 
 
 _HELP = {
@@ -98,6 +99,7 @@ _HELP = {
     ),
     "daily_secret": "secret the daily deals derive from (default: one generated and kept in Redis)",
     "web_dir": "directory of the browser client served at / (default: the installed client/web)",
+    "event_loop": "auto (uvloop where it is installed, else asyncio's own), uvloop or asyncio",
     "test_deals": (
         "comma-separated deal numbers used in turn (the last repeats) instead of secret ones: "
         "tests and demos only"
@@ -106,6 +108,7 @@ _HELP = {
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 _NON_NEGATIVE = frozenset(
     {"countdown_seconds", "grace_period", "shutdown_timeout", "close_timeout", "spectator_lag"}
@@ -177,6 +180,8 @@ def _problem(config: Config) -> str | None:
     """Say what is wrong with ``config`` (flag names as on the command line), if anything."""
     if config.log_format not in ("json", "text"):
         return f"log-format is json or text, not {config.log_format!r}"
+    if config.event_loop not in EVENT_LOOPS:
+        return f"event-loop is one of {', '.join(EVENT_LOOPS)}, not {config.event_loop!r}"
     if config.log_level.lower() not in LOG_LEVELS:
         return f"log-level is one of {', '.join(LOG_LEVELS)}, not {config.log_level!r}"
     if not 2 <= config.quick_match_size <= 8:

@@ -26,6 +26,7 @@ from server.config import Config, load_config
         (["--max-frame", "0"], "max-frame must be more than 0, not 0"),
         (["--send-queue=-3"], "send-queue must be more than 0, not -3"),
         (["--quick-match-size", "1"], "quick-match-size is 2 to 8"),
+        (["--event-loop", "trio"], "event-loop is one of auto, uvloop, asyncio, not 'trio'"),
     ],
 )
 def test_a_bad_setting_is_refused_with_a_line_naming_it(argv: list[str], message: str) -> None:
@@ -53,3 +54,21 @@ def test_version_prints_the_installed_packages_version(capsys: pytest.CaptureFix
         load_config(["--version"], environ={})
     assert exited.value.code == 0
     assert capsys.readouterr().out.strip() == f"scorpion-server {metadata.version('scorpion-race')}"
+
+
+def test_the_event_loop_is_uvloop_where_installed_unless_asked_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    import uvloop
+
+    from server.main import event_loop_factory
+
+    assert event_loop_factory("auto") is uvloop.new_event_loop
+    assert event_loop_factory("uvloop") is uvloop.new_event_loop
+    assert event_loop_factory("asyncio") is None
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # as if it were not installed
+    assert event_loop_factory("auto") is None
+    with pytest.raises(ImportError):
+        event_loop_factory("uvloop")
