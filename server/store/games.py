@@ -140,7 +140,7 @@ class GameStore(StoreBase):
 
     async def unfollow_game(self, game_id: str) -> None:
         """Say that this node no longer follows a game's channel."""
-        await self.redis.srem(game_key(game_id, "nodes"), self.origin)  # type: ignore[misc]
+        await self.redis.srem(game_key(game_id, "nodes"), self.origin)
 
     async def add_pauses(self, game_id: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
         """Add outages (``(start_ms, end_ms)`` pairs) to a running game's paused time; return
