@@ -27,8 +27,9 @@ bound on how long any request waits on a Redis that has gone away."""
 
 PROBE_EVERY = 0.5
 """Seconds between probes while Redis answers."""
-PROBE_TIMEOUT = 1.0
-"""Seconds a probe waits for its answer."""
+PROBE_TIMEOUT = COMMAND_TIMEOUT
+"""Seconds a probe waits for its answer: as long as any command (a busy machine that
+stalls a node for a second must not count as an outage)."""
 BACKOFF = (0.1, 0.5)
 """The first and the longest delay between probes while Redis is down (doubling, jittered).
 Short: the node serves again (and stops the outage's clock) at most this long after Redis is back."""
