@@ -18,7 +18,7 @@ import json
 from .live import LiveGame, now_ms
 from .store import Store
 
-__all__ = ["count_outages", "paused_spans", "time_limit_end"]
+__all__ = ["count_outages", "paused_spans"]
 
 
 def paused_spans(meta: dict[str, str]) -> list[tuple[int, int]]:
@@ -36,12 +36,7 @@ async def count_outages(store: Store, game: LiveGame) -> None:
     if game.outages_seen == health.generation:
         return
     seen = health.generation
-    spans = [span for span in health.outages if span[1] > game.start]
+    spans = health.outages_between(game.start, now_ms())
     if spans:
-        game.paused = await store.add_pauses(game.game_id, [(max(a, game.start), b) for a, b in spans])
+        game.paused = await store.add_pauses(game.game_id, spans)
     game.outages_seen = seen
-
-
-def time_limit_end(game: LiveGame) -> int:
-    """Return when (server clock, ms) the game's time limit is reached, outages left out."""
-    return game.start + game.time_limit_ms + game.paused_ms(now_ms())

@@ -23,7 +23,7 @@ from protocol.wire.codec import Format, encode
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import GameInfo, GamesUpdate, Message, Spectators
 
-from .clock import count_outages, time_limit_end
+from .clock import count_outages
 from .daily import DailyService
 from .live import GameListener, LiveGame, now_ms, project
 from .race import RaceService
@@ -76,13 +76,14 @@ class GameFeed(Service):
             try:
                 if game is not None:
                     await count_outages(self.store, game)
-                    if not game.ended and not game.limit_reached(now_ms()):
-                        await asyncio.sleep(max(0.05, (time_limit_end(game) - now_ms()) / 1000))
+                    left = game.limit_end(now_ms()) - now_ms()
+                    if not game.ended and left > 0:
+                        await asyncio.sleep(max(0.05, left / 1000))
                         continue
                 await self.race.end_race(game_id)
                 return
             except UNREACHABLE:
-                await asyncio.sleep(self.store.health.retry_after_ms() / 1000)
+                await self.store.health.wait_to_retry()
 
     async def follow(self, game_id: str) -> None:
         """Subscribe this node to a game's events (once, however many local followers)."""

@@ -41,7 +41,6 @@ class Hub:
         self.on_reconnect: list[Callable[[], Coroutine[Any, Any, None]]] = []
         """Run after the connection was restored and every channel subscribed again: what
         was published meanwhile never reached this node, and is to be read from the logs."""
-        self.reconnects = 0
         self._catching_up: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
@@ -86,7 +85,6 @@ class Hub:
                 continue
             if self.listeners:
                 self.subscriber.subscribe(*self.listeners)
-            self.reconnects += 1
             log.warning("pub/sub connection restored", extra={"channels": len(self.listeners)})
             for catch_up in list(self.on_reconnect):
                 task = asyncio.create_task(catch_up())

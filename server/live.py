@@ -155,9 +155,10 @@ class LiveGame:
         """Return how long, from the start to ``at_ms``, the game's storage was unreachable."""
         return sum(max(0, min(end, at_ms) - max(begin, self.start)) for begin, end in self.paused)
 
-    def limit_reached(self, at_ms: int) -> bool:
-        """Tell whether the game's clock has run out of its time limit (if it has one)."""
-        return bool(self.time_limit_ms) and at_ms - self.start - self.paused_ms(at_ms) >= self.time_limit_ms
+    def limit_end(self, at_ms: int) -> int:
+        """Return when (server clock, ms) the time limit runs out, as of ``at_ms``: the start,
+        plus the limit, plus the outages until then (meaningless when there is no limit)."""
+        return self.start + self.time_limit_ms + self.paused_ms(at_ms)
 
     def racers(self) -> tuple[Racer, ...]:
         """Return the roster as wire records."""
@@ -205,7 +206,7 @@ def rank_racers(
     is scored as of ``now``, or of the time limit if that came first. Ties go to the
     shorter time, then to who finished first.
     """
-    limit_end = game.start + game.time_limit_ms + game.paused_ms(now)
+    limit_end = game.limit_end(now)
     rows: list[tuple[dict[str, Any], int]] = []
     for racer in racers:
         summary = json.loads(racer.fields.get("summary", "{}"))

@@ -65,10 +65,10 @@ class Presence(Service):
         if session.forgotten:
             return  # nothing of theirs is left to clean up
         try:
-            if not self.store.health.up:
-                raise ConnectionError("Redis is down")
-            remaining = await self.store.presence(player, -1)
+            remaining = await self.store.presence(player, -1) if self.store.health.up else None
         except UNREACHABLE:
+            remaining = None
+        if remaining is None:
             self.unsettled.add(player)  # counted again, from the connections left, when Redis is back
             return
         with contextlib.suppress(Exception):
@@ -156,7 +156,7 @@ class Presence(Service):
                 await self.race.mark_left(game_id, player)
                 return
             except UNREACHABLE:
-                await asyncio.sleep(self.store.health.retry_after_ms() / 1000)
+                await self.store.health.wait_to_retry()
 
     # -- notices to one player --------------------------------------------------------------
 

@@ -259,7 +259,7 @@ class RaceService:
                 try:
                     return await self.end_race(game.game_id)
                 except UNREACHABLE:
-                    await asyncio.sleep(self.store.health.retry_after_ms() / 1000)
+                    await self.store.health.wait_to_retry()
         finally:
             game.ending = False
 

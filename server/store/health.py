@@ -82,6 +82,10 @@ class StoreHealth:
             return int(BACKOFF[0] * 1000)
         return max(100, int((self.next_probe - time.monotonic()) * 1000) + 50)
 
+    async def wait_to_retry(self) -> None:
+        """Wait as long as a refused client is told to (``retry_after_ms``), before trying again."""
+        await asyncio.sleep(self.retry_after_ms() / 1000)
+
     def outages_between(self, start: int, end: int) -> list[Outage]:
         """Return the outages, ended or not, that overlap ``start``..``end`` (clipped to it)."""
         spans = list(self.outages)
