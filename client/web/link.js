@@ -108,8 +108,8 @@ function busyDelay(request, retryAfter) {
   return wait;
 }
 
-// A game request's ref is the one awaited (with a limit, as in gameRequest).
-function holdPending(ref) {
+// A game request's ref is the one awaited, for 6 s at most (one game request at a time).
+export function holdPending(ref) {
   S.pending = ref;
   if (ref !== null) setTimeout(() => { if (S.pending === ref) S.pending = null; }, 6000);
 }

@@ -4,7 +4,7 @@
 
 import { renderBoard, cardLabel } from "./cards.js";
 import { moveFocus, setupRovingFocus } from "./focus.js";
-import { send } from "./link.js";
+import { holdPending, send } from "./link.js";
 import { notify } from "./notice.js";
 import { canDeal, targetsFor, wireMove } from "./rules.js";
 import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, serverNow } from "./state.js";
@@ -18,10 +18,7 @@ function gameRequest(type, extra = {}) {
   if (!game || game.ended || game.status !== "playing") return null;
   if (S.pending !== null) return null;             // one request at a time keeps versions simple
   const ref = send({ type, game: game.id, v: game.v, ...extra });
-  if (ref !== null) {
-    S.pending = ref;
-    setTimeout(() => { if (S.pending === ref) S.pending = null; }, 6000);
-  }
+  holdPending(ref);
   return ref;
 }
 
