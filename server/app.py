@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import logging
 import os
 import socket
@@ -35,6 +36,7 @@ from .config import Config
 from .embedded import EmbeddedRedis
 from .handlers import HANDLERS
 from .hub import Hub
+from .launch import start_match
 from .metrics import Metrics
 from .node import Node
 from .service import Plumbing
@@ -126,6 +128,8 @@ class ScorpionServer:
         node = self.node = Node(plumbing, self.clock)
         self.tasks.spawn(node.feed.count_spectators())
         self.tasks.spawn(node.presence.heartbeat())
+        node.matchmaker.on_match = functools.partial(start_match, node, rated=True)
+        self.tasks.spawn(node.matchmaker.run())
         try:
             self.server = await self._listen()
         except OSError as exc:

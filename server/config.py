@@ -38,6 +38,11 @@ class Config:
     grace_period: float = 60.0
     queue_timeout: float = 120.0
     quick_match_size: int = 2
+    match_interval: float = 0.5
+    match_window: float = 50.0
+    match_widening: float = 25.0
+    match_max_wait: float = 30.0
+    rated_pair_limit: int = 10
     message_credits: int = PLAYER_CREDITS[0]
     credit_window: float = PLAYER_CREDITS[1]
     spectator_credits: int = SPECTATOR_CREDITS[0]
@@ -74,6 +79,11 @@ _HELP = {
     "grace_period": "seconds a disconnected racer may take to come back",
     "queue_timeout": "seconds a quick-match player waits before being told",
     "quick_match_size": "players per quick-match race",
+    "match_interval": "seconds between the rated queue's matching rounds",
+    "match_window": "rating points either side of a player's rating that a rated match may span at first",
+    "match_widening": "rating points the window widens by each second a player waits",
+    "match_max_wait": "seconds after which a rated waiter is matched with anyone waiting",
+    "rated_pair_limit": "rated races two players may play against each other in a day (UTC)",
     "message_credits": "messages a player may send per credit window",
     "credit_window": "length of the credit window in seconds",
     "spectator_credits": "messages a spectator may send per credit window",

@@ -6,11 +6,13 @@ import asyncio
 import dataclasses
 from typing import Any
 
-from .live import GameSpec, now_ms
+from protocol.wire.message import Options
+
+from .live import GameSpec, new_game_id, now_ms
 from .node import Node
 from .session import Session
 
-__all__ = ["launch", "start_single"]
+__all__ = ["launch", "start_match", "start_single"]
 
 
 async def launch(node: Node, racers: list[tuple[str, str]], spec: GameSpec, game_id: str) -> None:
@@ -22,6 +24,18 @@ async def launch(node: Node, racers: list[tuple[str, str]], spec: GameSpec, game
         await node.store.set_room_state(spec.room, "racing")
     for pid, _ in racers:
         await node.store.notify(pid, {"kind": "race", "game": game_id})
+
+
+async def start_match(node: Node, variant: str, players: list[str], *, rated: bool) -> None:
+    """Tell a quick match's players who they race, and start their race after the countdown."""
+    names = await node.store.player_names(players)
+    racers = list(zip(players, names, strict=True))
+    start = now_ms() + int(node.config.countdown_seconds * 1000)
+    roster = [{"player": p, "name": n} for p, n in racers]
+    for pid in players:
+        await node.store.notify(pid, {"kind": "match", "variant": variant, "players": roster, "start": start})
+    options = Options(undo=True, hints=True, spectators=True, rated=rated)
+    node.spawn(launch(node, racers, GameSpec(variant=variant, options=options), new_game_id()))
 
 
 async def start_single(

@@ -88,6 +88,12 @@ class Metrics:
         self.rematches = Counter(
             "scorpion_rematches", "Rematch rooms opened after a race", registry=self.registry
         )
+        self.rated_matches = Counter(
+            "scorpion_rated_matches", "Rated quick matches formed by this node", registry=self.registry
+        )
+        self.ratings_updated = Counter(
+            "scorpion_ratings_updated", "Racers' ratings updated after rated races", registry=self.registry
+        )
         self.store_restarts = Counter(
             "scorpion_store_restarts",
             "Times the embedded store exited on its own and was started again",

@@ -17,8 +17,10 @@ from .daily import DailyService
 from .feed import GameFeed
 from .leaderboard import Leaderboards
 from .live import LiveGame
+from .matchmaking import Matchmaker
 from .presence import Presence
 from .race import RaceService
+from .ratings import RatingService
 from .results import Results
 from .service import Plumbing, Service
 from .session import Session
@@ -46,7 +48,10 @@ class Node(Service):
         )
         self.feed = GameFeed(plumbing, self.race, self.daily)
         self.solver = SolverPool(self.node)
-        self.results = Results(plumbing, self.daily, self.solver)
+        self.ratings = RatingService(plumbing)
+        self.matchmaker = Matchmaker(plumbing, clock=lambda: int(clock() * 1000))
+        """Forms rated matches; the node's start says how a match is started (``on_match``)."""
+        self.results = Results(plumbing, self.daily, self.solver, self.ratings)
         self.race.listen(
             on_game_loaded=self.feed.game_loaded,
             on_race_done=self.results.race_done,

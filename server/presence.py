@@ -15,10 +15,20 @@ import logging
 from typing import Any
 
 from protocol.wire.flow import State
-from protocol.wire.message import Analysis, Countdown, MatchFound, Racer, RematchOffered, RoomState
+from protocol.wire.message import (
+    Analysis,
+    Countdown,
+    MatchFound,
+    Racer,
+    RatingChange,
+    RatingDelta,
+    RematchOffered,
+    RoomState,
+)
 
 from .feed import GameFeed
 from .live import now_ms
+from .matchmaking import REQUEUE_MEMORY_MS
 from .race import RaceService
 from .room import leave_room
 from .service import Plumbing, Service
@@ -73,7 +83,7 @@ class Presence(Service):
             return
         with contextlib.suppress(Exception):
             if session.queued:
-                await self.store.dequeue(session.queued, player)
+                await self.store.leave_queues(session.queued, player, now_ms(), REQUEUE_MEMORY_MS)
             if session.room and session.flow.state is State.IN_ROOM and remaining == 0:
                 await leave_room(self.store, session)
             if remaining == 0:
@@ -180,6 +190,9 @@ class Presence(Service):
         elif kind == "race":
             session.room = None
             await self.feed.attach(session, notice["game"], 0)
+        elif kind == "rating":
+            changes = tuple(RatingDelta.from_dict(change) for change in notice["changes"])
+            session.send(RatingChange(game=notice["game"], variant=notice["variant"], changes=changes))
         elif kind == "analysis":
             session.send(Analysis(game=notice["game"], player=session.player or "", **notice["analysis"]))
         elif kind == "rematch":

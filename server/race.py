@@ -1,4 +1,4 @@
-"""Races: the node's running games, the move path, snapshots and replays.
+"""Races: the node's running games, the move path and snapshots.
 
 A node keeps, for each game one of its clients is in, a :class:`~server.live.LiveGame`: the
 game's settings and, per racer, a :class:`~protocol.game.Board` rebuilt from the racer's
@@ -39,12 +39,9 @@ from protocol.wire.message import (
     Hints,
     Message,
     Options,
-    PlayerLog,
     RacerBoard,
-    ReplayLog,
     Snapshot,
     SpectatorSnapshot,
-    Standing,
     deal_commitment,
 )
 
@@ -552,34 +549,6 @@ class RaceService:
             spectators=spectators,
             racers=tuple(boards),
             room=game.room,
-        )
-
-    async def replay_log(self, game: LiveGame) -> ReplayLog:
-        """Return a finished game's deal and every racer's moves with their times."""
-        moves: dict[str, list[dict[str, Any]]] = {pid: [] for pid, _ in game.roster}
-        times: dict[str, list[int]] = {pid: [] for pid, _ in game.roster}
-        standings: tuple[Standing, ...] = ()
-        for _, raw in await self.store.events(game.game_id, 0):
-            event = json.loads(raw)
-            if event["type"] == "move":
-                text = event["move"]
-                entry = {"undo": True} if text == "undo" else move_json(move_from_text(text))
-                moves[event["player"]].append(entry)
-                times[event["player"]].append(max(0, int(event.get("at", game.start)) - game.start))
-            elif event["type"] == "race_ended":
-                standings = tuple(Standing(**row) for row in event["standings"])
-        return ReplayLog(
-            game=game.game_id,
-            variant=game.variant,
-            options=game.options,
-            start=game.start,
-            number=game.number,
-            salt=game.salt,
-            logs=tuple(
-                PlayerLog(player=pid, name=name, moves=tuple(moves[pid]), times=tuple(times[pid]))
-                for pid, name in game.roster
-            ),
-            standings=standings,
         )
 
 

@@ -1,4 +1,4 @@
-"""What a finished game leaves behind: statistics, saved games, the daily board, analyses."""
+"""What a finished game leaves behind: statistics, saved games, the daily board, analyses, ratings."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from .analysis import SolverPool, analyze_game
 from .daily import DailyService, leaderboard_key
 from .live import LiveGame
+from .ratings import RatingService
 from .service import Plumbing, Service
 
 __all__ = ["Results"]
@@ -16,16 +17,21 @@ __all__ = ["Results"]
 class Results(Service):
     """Record finished games (the race service calls :meth:`race_done`)."""
 
-    def __init__(self, plumbing: Plumbing, daily: DailyService, solver: SolverPool) -> None:
+    def __init__(
+        self, plumbing: Plumbing, daily: DailyService, solver: SolverPool, ratings: RatingService
+    ) -> None:
         super().__init__(plumbing)
         self.daily = daily
         self.solver = solver
+        self.ratings = ratings
         self.keep_ms = int(self.config.finished_game_ttl * 1000)
 
     async def race_done(
         self, game: LiveGame, standings: list[dict[str, Any]], finished: dict[str, int]
     ) -> None:
-        """Record a finished game: statistics, saved games, the daily leaderboard."""
+        """Record a finished game: statistics, saved games, the daily leaderboard, ratings."""
+        if game.options.rated and game.mode == "race" and len(standings) >= 2:
+            self.tasks.spawn(self.ratings.rate_when_reachable(game, standings))
         for row in standings:
             player = row["player"]
             won = row["status"] == "finished"

@@ -66,6 +66,8 @@ class ErrorCode(StrEnum):
     """The host asked to start while a player is not ready, or alone."""
     NOT_IN_QUEUE = "not_in_queue"
     """The player cancelled a quick match it is not queued for."""
+    NO_SUCH_PLAYER = "no_such_player"
+    """The player id names nobody (never seen, or forgotten at their request)."""
     UNDO_FORBIDDEN = "undo_forbidden"
     """The race's options do not allow undo."""
     HINTS_FORBIDDEN = "hints_forbidden"

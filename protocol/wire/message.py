@@ -158,6 +158,8 @@ MAX_LIST = 1000
 """Longest list a server message carries (games, events of a batch, moves of a replay)."""
 GAME_MODES = ("race", "solo", "daily", "practice")
 """What a game is: a race of 2-8, a solo game, a ranked daily attempt, or unranked daily practice."""
+VERDICTS = ("winnable", "unwinnable", "unknown")
+"""What the solver says of a deal or position: a line exists, none does, or undecided."""
 RACER_STATUSES = ("playing", "finished", "stuck", "resigned", "left")
 """Where a racer stands: still playing, won the deal, no move left, gave up, disconnected for good."""
 
@@ -371,6 +373,8 @@ _RULES = tuple(rule.value for rule in ReserveRule)
 _DATE = _spec(_pattern(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", "a date written YYYY-MM-DD"))
 _TYPE_NAME = _spec(_pattern(r"[a-z_]{1,32}", "a message type name"))
 _PLAIN_MOVES = _list(_plain_map, MAX_LIST)
+_RATING = _spec(_int(0, 10_000))
+_DEVIATION = _spec(_int(0, 350))
 
 
 def _ref(value: Any, wire: str) -> Ref:
@@ -569,6 +573,8 @@ class Options(Struct):
         default=ReserveRule.ANY_TIME.value, metadata=_spec(_choice(tuple(r.value for r in ReserveRule)))
     )
     spectator_delay: int = field(default=0, metadata=_spec(_int(0, 300)))
+    rated: bool = field(default=False, metadata=_spec(_bool))
+    """Whether the race changes its racers' ratings (quick matches are; a friend's room opts in)."""
 
 
 @_struct_done
@@ -841,6 +847,8 @@ class QueueJoin(Message):
 
     TYPE: ClassVar[str] = "queue_join"
     variant: str = field(metadata=_VARIANT)
+    rated: bool = field(default=True, metadata=_spec(_bool))
+    """A rated match pairs players of close ratings; ``false`` pairs whoever waits longest."""
 
 
 @_message(_SERVER)
@@ -851,6 +859,9 @@ class Queued(Message):
     TYPE: ClassVar[str] = "queued"
     variant: str = field(metadata=_VARIANT)
     waiting: int = field(metadata=_COUNT)
+    rated: bool = field(default=False, metadata=_spec(_bool))
+    rating: int | None = field(default=None, metadata=_RATING)
+    """The player's rating in the variant, which the rated queue matches on."""
 
 
 @_message(_CLIENT)
@@ -1246,6 +1257,41 @@ class ReplayLog(Message):
     standings: tuple[Standing, ...] = field(default=(), metadata=_structs(Standing, MAX_PLAYERS))
 
 
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplayPositions(Message):
+    """Ask for every position one racer of a finished game went through, to step through it."""
+
+    TYPE: ClassVar[str] = "replay_positions"
+    game: str = field(metadata=_ID)
+    player: str = field(metadata=_ID)
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplayPositionsInfo(Message):
+    """Answer replay_positions: the racer's views from the deal on, one after each move."""
+
+    TYPE: ClassVar[str] = "replay_positions_info"
+    game: str = field(metadata=_ID)
+    player: str = field(metadata=_ID)
+    name: str = field(metadata=_NAME)
+    variant: str = field(metadata=_VARIANT)
+    views: tuple[dict[str, Any], ...] = field(metadata=_list(_plain_map, MAX_LIST + 1))
+    """``views[0]`` is the deal, ``views[i + 1]`` the board after ``moves[i]``, as the racer saw it."""
+    moves: tuple[dict[str, Any], ...] = field(metadata=_PLAIN_MOVES)
+    """The racer's moves in the order played; an undo is ``{"undo": true}``."""
+    times: tuple[int, ...] = field(metadata=_list(_int(0, MAX_EPOCH_MS), MAX_LIST))
+    verdict: str | None = field(default=None, metadata=_spec(_choice(VERDICTS)))
+    """The post-game analysis's verdict on the deal, once it is computed."""
+    slipped: int | None = field(default=None, metadata=_COUNT)
+    """The index in ``moves`` of the move after which the deal could no longer be won."""
+
+    def _check(self) -> None:
+        if len(self.views) != len(self.moves) + 1 or len(self.times) != len(self.moves):
+            raise _bad("views", "must hold one view more than there are moves, and one time per move")
+
+
 # ---------------------------------------------------------------- daily tournament, account
 
 
@@ -1446,10 +1492,136 @@ class Forgotten(Message):
     removed: dict[str, Any] = field(metadata=_spec(_plain_map))
 
 
+# ---------------------------------------------------------------- ratings and profiles
+
+
+@_struct_done
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingInfo(Struct):
+    """A player's Glicko-2 rating in one variant (rounded), and their place on its board."""
+
+    variant: str = field(metadata=_VARIANT)
+    rating: int = field(metadata=_RATING)
+    deviation: int = field(metadata=_DEVIATION)
+    games: int = field(metadata=_COUNT)
+    """Rated races played in the variant."""
+    provisional: bool = field(metadata=_spec(_bool))
+    """The deviation is above 110: too few recent rated races to trust the rating yet."""
+    rank: int | None = field(default=None, metadata=_spec(_int(1, MAX_VERSION)))
+    best: int | None = field(default=None, metadata=_RATING)
+    """The highest rating reached in the variant."""
+
+
+@_struct_done
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingDelta(Struct):
+    """One racer's rating before and after a rated race (the change is ``after - before``)."""
+
+    player: str = field(metadata=_ID)
+    name: str = field(metadata=_NAME)
+    before: int = field(metadata=_RATING)
+    after: int = field(metadata=_RATING)
+    deviation: int = field(metadata=_DEVIATION)
+    provisional: bool = field(metadata=_spec(_bool))
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingChange(Message):
+    """Tell a racer how a rated race they finished changed every racer's rating."""
+
+    TYPE: ClassVar[str] = "rating_change"
+    game: str = field(metadata=_ID)
+    variant: str = field(metadata=_VARIANT)
+    changes: tuple[RatingDelta, ...] = field(metadata=_structs(RatingDelta, MAX_PLAYERS))
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProfileRequest(Message):
+    """Ask for a player's profile (the asking player's own when ``player`` is absent)."""
+
+    TYPE: ClassVar[str] = "profile"
+    player: str | None = field(default=None, metadata=_ID)
+
+
+@_struct_done
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecentGame(Struct):
+    """One finished game on a profile: what it was, how the player placed, whether it replays."""
+
+    game: str = field(metadata=_ID)
+    variant: str = field(metadata=_VARIANT)
+    mode: str = field(metadata=_spec(_choice(GAME_MODES)))
+    start: int = field(metadata=_EPOCH)
+    racers: int = field(metadata=_spec(_int(1, MAX_PLAYERS)))
+    rank: int = field(metadata=_spec(_int(1, MAX_PLAYERS)))
+    score: int = field(metadata=_spec(_int(0, 10**6)))
+    status: str = field(metadata=_STATUS)
+    rated: bool = field(default=False, metadata=_spec(_bool))
+    change: int | None = field(default=None, metadata=_spec(_int(-10_000, 10_000)))
+    """The rating change the game made, for a rated race."""
+    replayable: bool = field(default=True, metadata=_spec(_bool))
+    """Whether ``replay`` serves it now (a daily game's day must be over first)."""
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Profile(Message):
+    """Answer profile: name, ratings and statistics per variant, and the newest finished games."""
+
+    TYPE: ClassVar[str] = "profile_info"
+    player: str = field(metadata=_ID)
+    name: str = field(metadata=_NAME)
+    ratings: tuple[RatingInfo, ...] = field(metadata=_structs(RatingInfo, len(VARIANTS)))
+    stats: tuple[VariantStats, ...] = field(metadata=_structs(VariantStats, len(VARIANTS)))
+    recent: tuple[RecentGame, ...] = field(metadata=_structs(RecentGame, 50))
+    me: bool = field(default=False, metadata=_spec(_bool))
+    """Whether the profile is the asking player's own."""
+
+
+@_message(_CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingBoard(Message):
+    """Ask for a page of a variant's rating leaderboard, or the player's own place with neighbours."""
+
+    TYPE: ClassVar[str] = "rating_board"
+    variant: str = field(default="scorpion", metadata=_VARIANT)
+    offset: int = field(default=0, metadata=_spec(_int(0, MAX_VERSION)))
+    limit: int = field(default=20, metadata=_spec(_int(1, 100)))
+    around_me: bool = field(default=False, metadata=_spec(_bool))
+    """When true, the page is centred on the player (``limit`` is then the page's size)."""
+
+
+@_struct_done
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingEntry(Struct):
+    """One line of a rating leaderboard."""
+
+    rank: int = field(metadata=_spec(_int(1, MAX_VERSION)))
+    player: str = field(metadata=_ID)
+    name: str = field(metadata=_NAME)
+    rating: int = field(metadata=_RATING)
+    deviation: int = field(metadata=_DEVIATION)
+    games: int = field(metadata=_COUNT)
+    provisional: bool = field(metadata=_spec(_bool))
+
+
+@_message(_SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingPage(Message):
+    """Answer rating_board: entries from rank ``offset + 1``, and the player's own rank if rated."""
+
+    TYPE: ClassVar[str] = "rating_page"
+    variant: str = field(metadata=_VARIANT)
+    offset: int = field(metadata=_COUNT)
+    total: int = field(metadata=_COUNT)
+    entries: tuple[RatingEntry, ...] = field(metadata=_structs(RatingEntry, 100))
+    me: int | None = field(default=None, metadata=_spec(_int(1, MAX_VERSION)))
+
+
 # ---------------------------------------------------------------- solver: analysis and practice hints
 
-VERDICTS = ("winnable", "unwinnable", "unknown")
-"""What the solver says of a deal or position: a line exists, none does, or undecided."""
 
 
 @_message(_CLIENT)

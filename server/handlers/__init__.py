@@ -11,7 +11,7 @@ from __future__ import annotations
 from protocol.wire import message as m
 
 from ..node import Handler
-from . import account, analysis, daily, racing, rematch, rooms, solo, spectate
+from . import account, analysis, daily, racing, ranked, rematch, rooms, solo, spectate
 
 __all__ = ["HANDLERS"]
 
@@ -56,5 +56,9 @@ HANDLERS: dict[type[m.Message], Handler] = {
     m.Watch: spectate.on_watch,
     m.Unwatch: spectate.on_unwatch,
     m.Replay: spectate.on_replay,
+    # ranked.py: profiles and rating boards
+    m.ProfileRequest: ranked.on_profile,
+    m.RatingBoard: ranked.on_rating_board,
+    m.ReplayPositions: spectate.on_replay_positions,
 }
 """Message type -> the handler that serves it."""

@@ -9,6 +9,7 @@ from protocol.wire.flow import CLOSE_NORMAL
 
 from ..live import now_ms
 from ..node import Node
+from ..profile import variant_stats
 from ..session import Session
 
 __all__ = ["on_forget_me", "on_hello", "on_ping", "on_stats"]
@@ -50,22 +51,8 @@ async def on_stats(node: Node, session: Session, message: m.Stats) -> None:
     """Send the player's statistics, for one variant or all."""
     assert session.player is not None
     variants = [message.variant] if message.variant else list(VARIANTS)
-    rows = []
-    for variant, raw in (await node.store.stats(session.player, variants)).items():
-        finished = int(raw.get("finished", 0))
-        rows.append(
-            m.VariantStats(
-                variant=variant,
-                started=int(raw.get("started", 0)),
-                won=int(raw.get("won", 0)),
-                best_score=max(0, int(raw.get("best_score", 0))),
-                best_time=int(raw["best_time"]) if "best_time" in raw else None,
-                average_score=int(raw.get("total_score", 0)) // finished if finished else 0,
-                streak=int(raw.get("streak", 0)),
-                longest_streak=int(raw.get("longest_streak", 0)),
-                dailies=int(raw.get("dailies", 0)),
-            )
-        )
+    stats = await node.store.stats(session.player, variants)
+    rows = [variant_stats(variant, raw) for variant, raw in stats.items()]
     session.send(m.StatsInfo(stats=tuple(rows), ref=message.ref))
 
 
@@ -76,7 +63,9 @@ async def on_forget_me(node: Node, session: Session, message: m.ForgetMe) -> Non
     places = await node.store.player_places(player)
     if "game" in places and places["game"] not in await node.store.saved_games(player):
         await node.race.mark_left(places["game"], player)  # rivals see them leave
+    await node.store.leave_queues(session.queued or "scorpion", player, now_ms(), 0)
     removed = await node.store.forget_player(player, list(VARIANTS))
+    removed["ratings"] = await node.store.forget_ratings(player, list(VARIANTS))
     session.send(m.Forgotten(removed=removed, ref=message.ref))
     for peer in list(node.presence.by_player.get(player, ())):
         peer.forgotten = True

@@ -8,8 +8,9 @@ import json
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
-from ..launch import launch
+from ..launch import launch, start_match
 from ..live import GameSpec, new_game_id, now_ms
+from ..matchmaking import REQUEUE_MEMORY_MS
 from ..node import Node
 from ..room import leave_room, publish_room
 from ..session import Session
@@ -96,29 +97,36 @@ async def on_room_start(node: Node, session: Session, message: m.RoomStart) -> N
 
 
 async def on_queue_join(node: Node, session: Session, message: m.QueueJoin) -> None:
-    """Queue the player for a quick match; start a race when enough are waiting."""
+    """Queue the player for a quick match: rated (matched by rating) unless asked otherwise."""
     assert session.player is not None
-    waiting = await node.store.enqueue(message.variant, session.player, now_ms())
-    session.queued = message.variant
-    session.send(m.Queued(variant=message.variant, waiting=waiting, ref=message.ref))
-    session.queue_timer = node.spawn(_queue_timeout(node, session, message.variant))
-    matched = await node.store.match(message.variant, node.config.quick_match_size)
+    variant = message.variant
+    if message.rated:
+        rating = await node.ratings.rating_for_queue(session.player, variant)
+        waiting, _ = await node.store.enqueue_rated(
+            variant, session.player, now_ms(), rating, REQUEUE_MEMORY_MS
+        )
+        session.queued = variant
+        queued = m.Queued(variant=variant, waiting=waiting, rated=True, rating=round(rating), ref=message.ref)
+        session.send(queued)
+        session.queue_timer = node.spawn(_queue_timeout(node, session, variant))
+        node.matchmaker.poke()
+        return
+    waiting = await node.store.enqueue(variant, session.player, now_ms())
+    session.queued = variant
+    session.send(m.Queued(variant=variant, waiting=waiting, ref=message.ref))
+    session.queue_timer = node.spawn(_queue_timeout(node, session, variant))
+    matched = await node.store.match(variant, node.config.quick_match_size)
     if matched:
-        names = await node.store.player_names(matched)
-        racers = list(zip(matched, names, strict=True))
-        start = now_ms() + int(node.config.countdown_seconds * 1000)
-        roster = [{"player": p, "name": n} for p, n in racers]
-        for pid in matched:
-            await node.store.notify(
-                pid, {"kind": "match", "variant": message.variant, "players": roster, "start": start}
-            )
-        spec = GameSpec(variant=message.variant, options=m.Options(undo=True, hints=True, spectators=True))
-        node.spawn(launch(node, racers, spec, new_game_id()))
+        await start_match(node, variant, matched, rated=False)
 
 
 async def _queue_timeout(node: Node, session: Session, variant: str) -> None:
     await asyncio.sleep(node.config.queue_timeout)
-    if session.queued == variant and session.player and await node.store.dequeue(variant, session.player):
+    if (
+        session.queued == variant
+        and session.player
+        and await node.store.leave_queues(variant, session.player, now_ms(), REQUEUE_MEMORY_MS)
+    ):
         session.queued = None
         session.send(m.QueueTimeout(variant=variant, waited=int(node.config.queue_timeout)))
 
@@ -129,6 +137,8 @@ async def on_queue_cancel(node: Node, session: Session, message: m.QueueCancel) 
     variant, session.queued = session.queued, None
     if session.queue_timer is not None:
         session.queue_timer.cancel()
-    if variant is None or not await node.store.dequeue(variant, session.player):
+    if variant is None or not await node.store.leave_queues(
+        variant, session.player, now_ms(), REQUEUE_MEMORY_MS
+    ):
         raise ProtocolError(ErrorCode.NOT_IN_QUEUE, "you are not waiting for a quick match")
     session.send(m.Ok(to="queue_cancel", ref=message.ref))

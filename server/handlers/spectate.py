@@ -6,13 +6,23 @@ import dataclasses
 from typing import Any
 
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import Games, GamesList, Ok, Replay, SpectateBatch, Unwatch, Watch
+from protocol.wire.message import (
+    Games,
+    GamesList,
+    Ok,
+    Replay,
+    ReplayPositions,
+    SpectateBatch,
+    Unwatch,
+    Watch,
+)
 
 from ..live import LiveGame
 from ..node import Node
+from ..replay import replay_log, replay_positions
 from ..session import Session
 
-__all__ = ["on_games_list", "on_replay", "on_unwatch", "on_watch"]
+__all__ = ["on_games_list", "on_replay", "on_replay_positions", "on_unwatch", "on_watch"]
 
 
 async def on_games_list(node: Node, session: Session, message: GamesList) -> None:
@@ -101,7 +111,23 @@ async def on_unwatch(node: Node, session: Session, message: Unwatch) -> None:
 
 async def on_replay(node: Node, session: Session, message: Replay) -> None:
     """Send a finished game's whole log, to replay it move by move."""
-    game = await node.race.load(message.game)
+    game = await _replayable(node, message.game)
+    replay = await replay_log(node.store, game)
+    await node.feed.maybe_forget(game)
+    session.send(dataclasses.replace(replay, ref=message.ref))
+
+
+async def on_replay_positions(node: Node, session: Session, message: ReplayPositions) -> None:
+    """Send one racer's positions through a finished game, to step through it on a board."""
+    game = await _replayable(node, message.game)
+    positions = await replay_positions(node.store, game, message.player)
+    await node.feed.maybe_forget(game)
+    session.send(dataclasses.replace(positions, ref=message.ref))
+
+
+async def _replayable(node: Node, game_id: str) -> LiveGame:
+    """Return a finished game whose replay may be shown now, or say why not."""
+    game = await node.race.load(game_id)
     if game is None:
         raise ProtocolError(ErrorCode.NO_SUCH_GAME, "no game with that id is kept")
     if not game.ended:
@@ -110,6 +136,4 @@ async def on_replay(node: Node, session: Session, message: Replay) -> None:
         raise ProtocolError(
             ErrorCode.SPECTATING_FORBIDDEN, "daily games are replayable once their day is over"
         )
-    replay = await node.race.replay_log(game)
-    await node.feed.maybe_forget(game)
-    session.send(dataclasses.replace(replay, ref=message.ref))
+    return game

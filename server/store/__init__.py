@@ -37,6 +37,18 @@ key                             type    what it holds
 ``boards:PLAYER``               set     leaderboards the player is on (for forget-me)
 ``online:PLAYER``               hash    node -> open connections of the player there
 ``nodes``                       zset    node names by their last heartbeat (ms)
+``rating:{PLAYER}``             hash    variant -> rating record (JSON: rating, deviation,
+                                        volatility, rated races, last one's end, best)
+``rating:{PLAYER}:games``       zset    rated games applied to the ratings, by end (ms)
+``rating:{PLAYER}:delta``       hash    game -> that race's rating change (JSON); the
+                                        newest 200 are kept, like ``:games``
+``rb:{VARIANT}``                zset    the variant's rating board: player -> rating
+``pair:DATE:A:B``               string  rated races between players A and B that day
+``mm:{VARIANT}:q``              zset    the rated queue: player -> when the wait began
+``mm:{VARIANT}:r``              hash    player -> rating they are matched on
+``mm:{VARIANT}:left``           zset    players who left the queue, by when (ms)
+``mm:{VARIANT}:first``          hash    player -> when their wait began (kept 60 s)
+``mm:{VARIANT}:lead``           string  the node forming the variant's matches (a lease)
 ==============================  ======  ==============================================
 
 Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
@@ -68,7 +80,8 @@ from .keys import (
     player_of_channel,
 )
 from .players import PlayerStore
-from .records import UNREACHABLE, ActionOutcome, GameRecord, RacerRecord, StoreError
+from .ratings import RatingStore
+from .records import UNREACHABLE, ActionOutcome, GameRecord, RacerRecord, RatingRecord, StoreError, Waiting
 from .rooms import RoomStore
 
 __all__ = [
@@ -79,10 +92,12 @@ __all__ = [
     "NotSent",
     "Outage",
     "RacerRecord",
+    "RatingRecord",
     "Store",
     "StoreError",
     "StoreHealth",
     "Subscriber",
+    "Waiting",
     "board_channel",
     "board_of_channel",
     "game_channel",
@@ -94,5 +109,5 @@ __all__ = [
 ]
 
 
-class Store(PlayerStore, RoomStore, GameStore, DailyStore):
-    """Game-level operations over one Redis connection pool, in four parts by aggregate."""
+class Store(PlayerStore, RoomStore, GameStore, DailyStore, RatingStore):
+    """Game-level operations over one Redis connection pool, in five parts by aggregate."""

@@ -56,6 +56,11 @@ class StoreBase:
         self._stats_update = self.redis.register_script(scripts.STATS_UPDATE)
         self._leaderboard_submit = self.redis.register_script(scripts.LEADERBOARD_SUBMIT)
         self._add_pauses = self.redis.register_script(scripts.ADD_PAUSES)
+        self._rate = self.redis.register_script(scripts.RATE)
+        self._enqueue_rated = self.redis.register_script(scripts.ENQUEUE_RATED)
+        self._leave_rated = self.redis.register_script(scripts.LEAVE_RATED)
+        self._claim_match = self.redis.register_script(scripts.CLAIM_MATCH)
+        self._lead_matchmaking = self.redis.register_script(scripts.LEAD_MATCHMAKING)
 
     async def close(self) -> None:
         """Close the connection pool."""

@@ -132,6 +132,26 @@ class PlayerStore(StoreBase):
             pipe.ltrim(f"results:{player_id}", 0, 999)
             await pipe.execute()
 
+    async def recent_results(self, player_id: str, count: int) -> list[dict[str, str]]:
+        """Return the kept records (variant, mode, start, options, roster, standings, daily) of
+        a player's newest finished games, newest first; games no longer kept are left out."""
+        game_ids: list[str] = await self.redis.lrange(f"results:{player_id}", 0, count - 1)  # type: ignore[assignment]
+        fields = ["variant", "mode", "start", "options", "roster", "standings", "daily", "state"]
+        async with self.redis.pipeline(transaction=False) as pipe:  # games of many slots
+            for game_id in game_ids:
+                pipe.hmget(game_key(game_id, "meta"), fields)
+            replies = await pipe.execute()
+        games = []
+        for game_id, values in zip(game_ids, replies, strict=True):
+            record = dict(zip(fields, values, strict=True))
+            if record["standings"] and record["variant"]:
+                games.append({"game": game_id, **record})
+        return games
+
+    async def player_exists(self, player_id: str) -> bool:
+        """Tell whether a player id names someone (not unknown, not forgotten)."""
+        return bool(await self.redis.exists(f"player:{player_id}"))
+
     # -- saved solo games -------------------------------------------------------------
 
     async def save_game(self, player_id: str, game_id: str, start_ms: int) -> None:

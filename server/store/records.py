@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["UNREACHABLE", "ActionOutcome", "GameRecord", "RacerRecord", "StoreError"]
+__all__ = [
+    "UNREACHABLE",
+    "ActionOutcome",
+    "GameRecord",
+    "RacerRecord",
+    "RatingRecord",
+    "StoreError",
+    "Waiting",
+]
 
 UNREACHABLE: tuple[type[BaseException], ...] = (
     ConnectionError,
@@ -72,3 +80,52 @@ class GameRecord:
         """Return the racers' ids and names in seat order."""
         result: list[dict[str, str]] = json.loads(self.meta["roster"])
         return result
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRecord:
+    """A player's stored rating in one variant (Glicko scale) and what it rests on."""
+
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+    """Rated races played in the variant."""
+    at: int
+    """When the last of them ended (ms)."""
+    best: float
+
+    def to_json(self) -> str:
+        """Return the stored form of the record."""
+        return json.dumps(
+            {
+                "r": self.rating,
+                "rd": self.deviation,
+                "vol": self.volatility,
+                "n": self.games,
+                "at": self.at,
+                "best": self.best,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> RatingRecord:
+        """Return the record a stored text holds."""
+        data = json.loads(text)
+        return cls(
+            rating=float(data["r"]),
+            deviation=float(data["rd"]),
+            volatility=float(data["vol"]),
+            games=int(data["n"]),
+            at=int(data["at"]),
+            best=float(data.get("best", data["r"])),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """A player waiting in a rated queue: their rating and when their wait began (ms)."""
+
+    player: str
+    rating: float
+    joined: int

@@ -9,13 +9,18 @@ from __future__ import annotations
 __all__ = [
     "ACT",
     "ADD_PAUSES",
+    "CLAIM_MATCH",
     "DROP_REMATCH",
     "END",
+    "ENQUEUE_RATED",
     "JOIN_ROOM",
     "LEADERBOARD_SUBMIT",
+    "LEAD_MATCHMAKING",
+    "LEAVE_RATED",
     "LEAVE_ROOM",
     "MATCH",
     "PRESENCE",
+    "RATE",
     "SET_STATUS",
     "START_ROOM",
     "STATS_UPDATE",
@@ -196,4 +201,87 @@ local out = '[]'
 if #merged > 0 then out = cjson.encode(merged) end
 redis.call('HSET', KEYS[1], 'paused', out)
 return out
+"""
+
+# KEYS: rating:{PLAYER}, rating:{PLAYER}:games, rating:{PLAYER}:delta. ARGV: variant, game,
+# the rated-race count the new rating was computed from, the new record (JSON), the change
+# (JSON), when (ms), how many changes to keep. Applies a race's new rating once: 'done' if
+# this game was applied already, 'moved' if another race changed the rating meanwhile.
+RATE = """
+if redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 'done' end
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+local games = 0
+if current then games = tonumber(cjson.decode(current)['n']) end
+if games ~= tonumber(ARGV[3]) then return 'moved' end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[5])
+local excess = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[7])
+if excess > 0 then
+  local old = redis.call('ZRANGE', KEYS[2], 0, excess - 1)
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, excess - 1)
+  redis.call('HDEL', KEYS[3], unpack(old))
+end
+return 'ok'
+"""
+
+# KEYS: the rated queue {mm:VARIANT}:q (player -> when their wait began, ms), :r (player ->
+# rating), :left (player -> when they left, ms), :first (player -> when that wait began).
+# ARGV: player, now, rating, memory (ms). A player who left less than ``memory`` ago
+# resumes the wait they had (so leaving and coming back never narrows the rating window).
+# Returns the number waiting and when this player's wait began.
+ENQUEUE_RATED = """
+local joined = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not joined then
+  joined = ARGV[2]
+  local left = redis.call('ZSCORE', KEYS[3], ARGV[1])
+  if left and tonumber(ARGV[2]) - tonumber(left) <= tonumber(ARGV[4]) then
+    joined = redis.call('HGET', KEYS[4], ARGV[1]) or ARGV[2]
+  end
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  redis.call('ZADD', KEYS[1], joined, ARGV[1])
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return {redis.call('ZCARD', KEYS[1]), tostring(joined)}
+"""
+
+# The same KEYS as ENQUEUE_RATED; ARGV: player, now, memory (ms). Takes a player out of the
+# rated queue, remembering when their wait began; forgets such memories older than
+# ``memory``. Returns 1 if the player was waiting.
+LEAVE_RATED = """
+local joined = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
+local old = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', cutoff, 'LIMIT', 0, 200)
+if #old > 0 then
+  redis.call('ZREM', KEYS[3], unpack(old))
+  redis.call('HDEL', KEYS[4], unpack(old))
+end
+if not joined then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], joined)
+return 1
+"""
+
+# KEYS: {mm:VARIANT}:q and :r. ARGV: the players of one match. Takes them all out of the
+# queue, or none if any has left it meanwhile. Returns 1 when taken.
+CLAIM_MATCH = """
+for i = 1, #ARGV do
+  if not redis.call('ZSCORE', KEYS[1], ARGV[i]) then return 0 end
+end
+redis.call('ZREM', KEYS[1], unpack(ARGV))
+redis.call('HDEL', KEYS[2], unpack(ARGV))
+return 1
+"""
+
+# KEYS: {mm:VARIANT}:lead, {mm:VARIANT}:q. ARGV: node, lease (ms). The node that holds the
+# lease forms the variant's matches; it keeps it by renewing it. Returns the number waiting
+# when this node holds the lease, else -1.
+LEAD_MATCHMAKING = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return -1 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return redis.call('ZCARD', KEYS[2])
 """

@@ -23,11 +23,21 @@ from tests.server.test_daily import (  # noqa: F401
     test_one_ranked_attempt_a_second_is_refused_then_practice_is_allowed,
     test_statistics_count_games_wins_scores_and_streaks_per_variant,
 )
+from tests.server.test_matchmaking import (  # noqa: F401
+    test_a_match_whose_player_left_meanwhile_is_not_taken,
+    test_leaving_and_coming_back_resumes_the_wait_instead_of_narrowing_the_window,
+    test_real_nodes_match_players_of_close_ratings_first_and_anyone_after_the_maximum_wait,
+    two_nodes,
+)
 from tests.server.test_race import (  # noqa: F401
     test_a_resign_by_both_ends_the_race_and_reveals_the_deal,
     test_bad_requests_get_their_error_codes,
     test_the_same_move_from_two_tabs_on_two_nodes_is_applied_once,
     test_two_scripted_clients_race_to_a_finish_on_a_known_deal,
+)
+from tests.server.test_ranked import (  # noqa: F401
+    test_a_profile_shows_ratings_statistics_and_the_rated_game_with_its_change,
+    test_forget_me_removes_ratings_and_the_profile,
 )
 from tests.server.test_resilience import (  # noqa: F401
     test_a_dropped_racer_resumes_with_exactly_the_missed_events,

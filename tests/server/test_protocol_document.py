@@ -7,6 +7,7 @@ names really gets, carrying the request's ``ref``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -97,7 +98,7 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     carl: Client = await open_client(node, "Carl")
     await carl.request({"type": "games_list", "subscribe": True})
     await ann.request({"type": "ping"})
-    room, start, bob_start = await start_race(ann, bob, {"undo": True, "hints": True})
+    room, start, bob_start = await start_race(ann, bob, {"undo": True, "hints": True, "rated": True})
     game = start["game"]
     await carl.expect("games_update")
     assert (await eve.request({"type": "watch", "room": room["room"]}))["type"] == "spectate"
@@ -118,6 +119,11 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     await ann.expect("race_ended")
     await bob.expect("race_ended")
     assert (await eve.request({"type": "replay", "game": game}))["type"] == "replay_log"
+    positions = await eve.request({"type": "replay_positions", "game": game, "player": ann.player})
+    assert positions["type"] == "replay_positions_info"
+    await ann.expect("rating_change")
+    assert (await bob.request({"type": "profile", "player": ann.player}))["type"] == "profile_info"
+    assert (await bob.request({"type": "rating_board"}))["type"] == "rating_page"
     assert (await ann.request({"type": "rematch", "game": game}))["type"] == "room"
     await bob.expect("rematch_offered")
     # Quick match, and a player left waiting alone.
@@ -187,6 +193,7 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     assert "retry_after_ms" not in got["unavailable"]  # that one will never be served
     await ask(ann, {"type": "queue_cancel"}, "not_allowed")  # not queued at all (section 7)
     await ask(ann, {"type": "room_join", "room": "ZZZZZZ"}, "no_such_room")
+    await ask(ann, {"type": "profile", "player": "p0000000000000000"}, "no_such_player")
     await ask(ann, {"type": "watch", "room": "ZZZZZZ"}, "no_such_room")
     options = {"undo": False, "hints": False, "spectators": False}
     room = await ann.request({"type": "room_create", "variant": "scorpion", "options": options})
@@ -224,7 +231,7 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     # A queued player whose place a match just took, as the document describes.
     quick: Client = await open_client(node, "Ivy")
     await quick.request({"type": "queue_join", "variant": "wasp"})
-    assert await store.dequeue("wasp", quick.player)
+    assert await store.leave_queues("wasp", quick.player, 0, 0)
     await ask(quick, {"type": "queue_cancel"}, "not_in_queue")
     # The daily: one ranked attempt.
     daily: Client = await open_client(node, "Jo")
@@ -268,6 +275,8 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     assert got["outcome_unknown"]["retry_after_ms"] > 0
     await ask(bob, bob_move, "unavailable")  # storage counts as down until it answers a probe
     assert got["unavailable"]["retry_after_ms"] > 0
+    while not store.health.up:  # the probe finds storage answering again
+        await asyncio.sleep(0.05)
     # Over the message credits: refused with the request's ref, then closed with 1008.
     flood: Client = await open_client(node, "Lee")
     refs = [await flood.send({"type": "ping"}) for _ in range(100 + STRIKES_BEFORE_CLOSE)]

@@ -41,6 +41,11 @@ from protocol.wire.message import (
     RacerBoard,
     RacerProgress,
     RaceStarted,
+    RatingDelta,
+    RatingEntry,
+    RatingInfo,
+    RecentGame,
+    ReplayPositionsInfo,
     RoomCreate,
     RoomJoin,
     RoomPlayer,
@@ -113,6 +118,7 @@ options = st.builds(
     spectators=st.booleans(),
     reserve_rule=st.sampled_from(["any-time", "when-stuck"]),
     spectator_delay=st.integers(0, 300),
+    rated=st.booleans(),
 )
 racers = st.builds(Racer, player=ids, name=names)
 room_players = st.builds(RoomPlayer, player=ids, name=names, ready=st.booleans())
@@ -237,7 +243,66 @@ variant_stats = st.builds(
     longest_streak=counts,
     dailies=counts,
 )
+ratings = st.integers(0, 10_000)
+deviations = st.integers(0, 350)
+rating_infos = st.builds(
+    RatingInfo,
+    variant=variants,
+    rating=ratings,
+    deviation=deviations,
+    games=counts,
+    provisional=st.booleans(),
+    rank=st.none() | st.integers(1, 10**6),
+    best=st.none() | ratings,
+)
+rating_deltas = st.builds(
+    RatingDelta,
+    player=ids,
+    name=names,
+    before=ratings,
+    after=ratings,
+    deviation=deviations,
+    provisional=st.booleans(),
+)
+rating_entries = st.builds(
+    RatingEntry,
+    rank=st.integers(1, 10**6),
+    player=ids,
+    name=names,
+    rating=ratings,
+    deviation=deviations,
+    games=counts,
+    provisional=st.booleans(),
+)
+recent_games = st.builds(
+    RecentGame,
+    game=ids,
+    variant=variants,
+    mode=st.sampled_from(["race", "solo", "daily", "practice"]),
+    start=epochs,
+    racers=st.integers(1, 8),
+    rank=st.integers(1, 8),
+    score=st.integers(0, 10**6),
+    status=statuses,
+    rated=st.booleans(),
+    change=st.none() | st.integers(-10_000, 10_000),
+    replayable=st.booleans(),
+)
 OVERRIDES: dict[tuple[str, str], st.SearchStrategy[Any]] = {
+    ("replay_positions_info", "views"): tuples_of(views, 4),
+    ("replay_positions_info", "moves"): tuples_of(move_maps, 3),
+    ("replay_positions_info", "times"): tuples_of(epochs, 3),
+    ("queued", "rated"): st.booleans(),
+    ("queued", "rating"): st.none() | ratings,
+    ("queue_join", "rated"): st.booleans(),
+    ("rating_change", "changes"): tuples_of(rating_deltas),
+    ("profile", "player"): st.none() | ids,
+    ("profile_info", "ratings"): tuples_of(rating_infos, 4),
+    ("profile_info", "stats"): tuples_of(variant_stats, 4),
+    ("profile_info", "recent"): tuples_of(recent_games, 5),
+    ("profile_info", "me"): st.booleans(),
+    ("rating_board", "around_me"): st.booleans(),
+    ("rating_page", "entries"): tuples_of(rating_entries, 20),
     ("welcome", "games"): tuples_of(ids, 16),
     ("games", "games"): tuples_of(game_infos, 5),
     ("room", "players"): tuples_of(room_players),
@@ -294,8 +359,28 @@ def spectator_batches(draw: st.DrawFn) -> SpectateBatch:
     return SpectateBatch(game=game, v=last, spectators=draw(counts), events=events, ref=draw(refs))
 
 
+@st.composite
+def replay_positions(draw: st.DrawFn) -> ReplayPositionsInfo:
+    """Draw a racer's positions: one view more than there are moves, and a time per move."""
+    moves = draw(st.lists(move_maps, max_size=5))
+    return ReplayPositionsInfo(
+        game=draw(ids),
+        player=draw(ids),
+        name=draw(names),
+        variant=draw(variants),
+        views=tuple(draw(st.lists(views, min_size=len(moves) + 1, max_size=len(moves) + 1))),
+        moves=tuple(moves),
+        times=tuple(draw(st.lists(epochs, min_size=len(moves), max_size=len(moves)))),
+        verdict=draw(st.none() | st.sampled_from(["winnable", "unwinnable", "unknown"])),
+        slipped=draw(st.none() | counts),
+        ref=draw(refs),
+    )
+
+
 def strategy_for(cls: type[Message]) -> st.SearchStrategy[Message]:
     """Return a strategy drawing every valid shape of message ``cls``."""
+    if cls.TYPE == "replay_positions_info":
+        return replay_positions()
     if cls.TYPE == "batch":
         return batches()
     if cls.TYPE == "spectate_batch":

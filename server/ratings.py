@@ -1,0 +1,176 @@
+"""Rated races: each racer's rating before and after, stored once, announced to the racers.
+
+The rules are in the pure core (:mod:`protocol.rating`); this service reads the racers'
+ratings, lets each deviation grow by the time since the racer's last rated race (one
+rating period per day), rates the race, stores every racer's new rating exactly once (a
+racer whose rating another race changed meanwhile is rated again from it), and tells the
+racers. See ``docs/decisions/0009-ratings.md``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from protocol.rating import (
+    DEFAULT_RATING,
+    Placing,
+    Rating,
+    Result,
+    age,
+    pair_key,
+    pairwise_results,
+    rate,
+    rate_race,
+)
+from protocol.wire.message import RatingDelta, RatingInfo
+
+from .live import LiveGame
+from .service import Plumbing, Service
+from .store import UNREACHABLE, RatingRecord
+
+__all__ = ["PERIOD_MS", "RatingService", "rating_of"]
+
+log = logging.getLogger("scorpion.ratings")
+
+PERIOD_MS = 24 * 3600 * 1000
+"""One Glicko-2 rating period: a day. A racer's deviation grows for each day sat out."""
+PAIR_COUNT_TTL_MS = 2 * PERIOD_MS
+
+
+def rating_of(record: RatingRecord | None, now_ms: int) -> Rating:
+    """Return a stored rating as of ``now_ms`` (its deviation grown since its last race)."""
+    if record is None:
+        return Rating()
+    stored = Rating(record.rating, record.deviation, record.volatility)
+    return age(stored, max(0, now_ms - record.at) / PERIOD_MS)
+
+
+def rating_info(variant: str, record: RatingRecord, now_ms: int, rank: int | None) -> RatingInfo:
+    """Return the wire form of a player's rating in a variant."""
+    current = rating_of(record, now_ms)
+    return RatingInfo(
+        variant=variant,
+        rating=max(0, round(current.rating)),
+        deviation=round(current.deviation),
+        games=record.games,
+        provisional=current.is_provisional,
+        rank=None if rank is None else rank + 1,
+        best=max(0, round(record.best)),
+    )
+
+
+class RatingService(Service):
+    """Rate finished rated races and keep the rating boards."""
+
+    def __init__(self, plumbing: Plumbing) -> None:
+        super().__init__(plumbing)
+        self.pair_limit = plumbing.config.rated_pair_limit
+
+    async def rating_for_queue(self, player_id: str, variant: str) -> float:
+        """Return the rating a player is matched on in a variant (1500 when unrated)."""
+        record = (await self.store.ratings([player_id], variant))[player_id]
+        return record.rating if record else DEFAULT_RATING
+
+    async def rate(self, game: LiveGame, standings: Sequence[dict[str, Any]]) -> list[RatingDelta]:
+        """Rate a finished race, store every racer's new rating once, and tell the racers.
+
+        Safe to call again for the same race (after an outage, say): a racer whose change
+        is stored already keeps it. A racer all of whose pairs are over the day's limit
+        keeps their rating (a change of 0). Returns the changes.
+        """
+        now = int(time.time() * 1000)
+        placings = [Placing(row["player"], int(row["rank"]), row["status"]) for row in standings]
+        players = [p.player for p in placings]
+        names = {row["player"]: row["name"] for row in standings}
+        day = time.strftime("%Y-%m-%d", time.gmtime(now / 1000))
+        pairs = [pair_key(a, b) for a, b in itertools.combinations(players, 2)]
+        counts = await self.store.count_rated_pairs(day, pairs, PAIR_COUNT_TTL_MS)
+        unrated = {pair for pair, count in counts.items() if count > self.pair_limit}
+        records = await self.store.ratings(players, game.variant)
+        before = {pid: rating_of(records[pid], now) for pid in players}
+        after = rate_race(before, placings, unrated)
+        games_of = pairwise_results(placings, unrated)
+        changes = []
+        for pid in players:
+            if not games_of[pid]:
+                changes.append(_delta(pid, names[pid], before[pid], before[pid]))
+                continue
+            results = [Result(before[other], score) for other, score in games_of[pid]]
+            delta = await self._store(game, pid, names[pid], records[pid], after[pid], results, now)
+            if delta is not None:
+                changes.append(delta)
+        notice = {
+            "kind": "rating",
+            "game": game.game_id,
+            "variant": game.variant,
+            "changes": [c.to_dict() for c in changes],
+        }
+        for pid in players:
+            await self.store.notify(pid, notice)
+        return changes
+
+    async def _store(
+        self,
+        game: LiveGame,
+        player: str,
+        name: str,
+        record: RatingRecord | None,
+        new: Rating,
+        results: list[Result],
+        now: int,
+    ) -> RatingDelta | None:
+        """Store one racer's new rating once; rate again from the stored one if it moved."""
+        for _attempt in range(5):
+            games = record.games if record else 0
+            stored = RatingRecord(
+                rating=new.rating,
+                deviation=new.deviation,
+                volatility=new.volatility,
+                games=games + 1,
+                at=now,
+                best=max(new.rating, record.best if record else new.rating),
+            )
+            delta = _delta(player, name, rating_of(record, now), new)
+            change = json.dumps({"variant": game.variant, **delta.to_dict()})
+            outcome = await self.store.apply_rating(player, game.variant, game.game_id, games, stored, change)
+            if outcome == "ok":
+                self.metrics.ratings_updated.inc()
+                return delta
+            if outcome == "done":  # stored before (this is a retry): keep what was stored
+                kept = (await self.store.rating_changes(player, [game.game_id])).get(game.game_id)
+                if not kept:
+                    return delta
+                data = json.loads(kept)
+                data.pop("variant", None)
+                return RatingDelta.from_dict(data)
+            # Another race changed this racer's rating meanwhile: rate again from it.
+            record = (await self.store.ratings([player], game.variant))[player]
+            new = rate(rating_of(record, now), results)
+        log.warning("rating not stored: it kept changing", extra={"game": game.game_id, "player": player})
+        return None
+
+    async def rate_when_reachable(self, game: LiveGame, standings: Sequence[dict[str, Any]]) -> None:
+        """Rate a race, trying again while Redis cannot be reached (for up to an hour)."""
+        for _attempt in range(7200):
+            try:
+                await self.rate(game, standings)
+                return
+            except UNREACHABLE:
+                await self.store.health.wait_to_retry()
+        log.error("race not rated: Redis stayed unreachable", extra={"game": game.game_id})
+
+
+def _delta(player: str, name: str, before: Rating, after: Rating) -> RatingDelta:
+    return RatingDelta(
+        player=player,
+        name=name,
+        before=max(0, round(before.rating)),
+        after=max(0, round(after.rating)),
+        deviation=round(after.deviation),
+        provisional=after.is_provisional,
+    )
