@@ -148,11 +148,15 @@ class Matchmaker(Service):
         if await self.store.lead_matchmaking(variant, self.lease_ms) < self.size:
             return 0
         now = self.clock()
-        started = 0
-        for group in form_groups(await self.store.rated_waiting(variant), now, self.size, self.window):
-            if await self.store.claim_match(variant, [w.player for w in group]):
-                started += 1
-                self.metrics.rated_matches.inc()
-                if self.on_match is not None:
-                    await self.on_match(variant, [w.player for w in group])
-        return started
+        groups = form_groups(await self.store.rated_waiting(variant), now, self.size, self.window)
+        if not groups:
+            return 0
+        players = [[w.player for w in group] for group in groups]
+        taken = [
+            g for g, ok in zip(players, await self.store.claim_matches(variant, players), strict=True) if ok
+        ]
+        self.metrics.rated_matches.inc(len(taken))
+        if self.on_match is not None:
+            for group in taken:
+                await self.on_match(variant, group)
+        return len(taken)

@@ -95,64 +95,63 @@ class RatingService(Service):
         before = {pid: rating_of(records[pid], now) for pid in players}
         after = rate_race(before, placings, unrated)
         games_of = pairwise_results(placings, unrated)
-        changes = []
-        for pid in players:
-            if not games_of[pid]:
-                changes.append(_delta(pid, names[pid], before[pid], before[pid]))
-                continue
-            results = [Result(before[other], score) for other, score in games_of[pid]]
-            delta = await self._store(game, pid, names[pid], records[pid], after[pid], results, now)
-            if delta is not None:
-                changes.append(delta)
+        # Every racer's new rating, stored in one go; a racer whose rating another race
+        # changed meanwhile is rated again from it, alone.
+        rated = [pid for pid in players if games_of[pid]]
+        updates = [_update(game.variant, pid, names[pid], records[pid], after[pid], now) for pid in rated]
+        outcomes = await self.store.apply_ratings(game.variant, game.game_id, [u[:4] for u in updates])
+        stored: dict[str, RatingDelta] = {}
+        for pid, update, outcome in zip(rated, updates, outcomes, strict=True):
+            if outcome == "moved":
+                results = [Result(before[other], score) for other, score in games_of[pid]]
+                moved = await self._store_again(game, pid, names[pid], results, now)
+                if moved is not None:
+                    stored[pid] = moved
+            elif outcome == "done":  # stored before (this is a retry): keep what was stored
+                stored[pid] = await self._stored_change(pid, game.game_id) or update[4]
+            else:
+                self.metrics.ratings_updated.inc()
+                stored[pid] = update[4]
+        changes = [
+            stored[pid] if pid in stored else _delta(pid, names[pid], before[pid], before[pid])
+            for pid in players
+            if pid in stored or not games_of[pid]
+        ]
         notice = {
             "kind": "rating",
             "game": game.game_id,
             "variant": game.variant,
             "changes": [c.to_dict() for c in changes],
         }
-        for pid in players:
-            await self.store.notify(pid, notice)
+        await self.store.notify_each(players, notice)
         return changes
 
-    async def _store(
-        self,
-        game: LiveGame,
-        player: str,
-        name: str,
-        record: RatingRecord | None,
-        new: Rating,
-        results: list[Result],
-        now: int,
+    async def _store_again(
+        self, game: LiveGame, player: str, name: str, results: list[Result], now: int
     ) -> RatingDelta | None:
-        """Store one racer's new rating once; rate again from the stored one if it moved."""
+        """Rate one racer again from their stored rating (it moved meanwhile) and store it once."""
         for _attempt in range(5):
-            games = record.games if record else 0
-            stored = RatingRecord(
-                rating=new.rating,
-                deviation=new.deviation,
-                volatility=new.volatility,
-                games=games + 1,
-                at=now,
-                best=max(new.rating, record.best if record else new.rating),
+            record = (await self.store.ratings([player], game.variant))[player]
+            new = rate(rating_of(record, now), results)
+            based_on, stored, change, delta = _update(game.variant, player, name, record, new, now)[1:]
+            outcome = await self.store.apply_rating(
+                player, game.variant, game.game_id, based_on, stored, change
             )
-            delta = _delta(player, name, rating_of(record, now), new)
-            change = json.dumps({"variant": game.variant, **delta.to_dict()})
-            outcome = await self.store.apply_rating(player, game.variant, game.game_id, games, stored, change)
             if outcome == "ok":
                 self.metrics.ratings_updated.inc()
                 return delta
-            if outcome == "done":  # stored before (this is a retry): keep what was stored
-                kept = (await self.store.rating_changes(player, [game.game_id])).get(game.game_id)
-                if not kept:
-                    return delta
-                data = json.loads(kept)
-                data.pop("variant", None)
-                return RatingDelta.from_dict(data)
-            # Another race changed this racer's rating meanwhile: rate again from it.
-            record = (await self.store.ratings([player], game.variant))[player]
-            new = rate(rating_of(record, now), results)
+            if outcome == "done":
+                return await self._stored_change(player, game.game_id) or delta
         log.warning("rating not stored: it kept changing", extra={"game": game.game_id, "player": player})
         return None
+
+    async def _stored_change(self, player: str, game_id: str) -> RatingDelta | None:
+        kept = (await self.store.rating_changes(player, [game_id])).get(game_id)
+        if not kept:
+            return None
+        data = json.loads(kept)
+        data.pop("variant", None)
+        return RatingDelta.from_dict(data)
 
     async def rate_when_reachable(self, game: LiveGame, standings: Sequence[dict[str, Any]]) -> None:
         """Rate a race, trying again while Redis cannot be reached (for up to an hour)."""
@@ -174,3 +173,21 @@ def _delta(player: str, name: str, before: Rating, after: Rating) -> RatingDelta
         deviation=round(after.deviation),
         provisional=after.is_provisional,
     )
+
+
+def _update(
+    variant: str, player: str, name: str, record: RatingRecord | None, new: Rating, now: int
+) -> tuple[str, int, RatingRecord, str, RatingDelta]:
+    """Return what storing a racer's new rating takes: player, the count it rests on, the new
+    record, the stored change (JSON), and the change as sent."""
+    games = record.games if record else 0
+    stored = RatingRecord(
+        rating=new.rating,
+        deviation=new.deviation,
+        volatility=new.volatility,
+        games=games + 1,
+        at=now,
+        best=max(new.rating, record.best if record else new.rating),
+    )
+    delta = _delta(player, name, rating_of(record, now), new)
+    return player, games, stored, json.dumps({"variant": variant, **delta.to_dict()}), delta

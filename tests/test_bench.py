@@ -54,3 +54,15 @@ def test_solver_benchmark_prints_a_row_per_variant_and_rule() -> None:
         ("wasp", "when-stuck"),
     ], out
     assert all(int(won) + int(lost) + int(unknown) == 20 for _, _, won, lost, unknown in rows), out
+
+
+def test_matchmaking_benchmark_matches_the_burst_and_the_flow_and_rates_races() -> None:
+    out = run_bench("matchmaking.py", "--queued", "200", "--rate", "50", "--seconds", "1", "--races", "3")
+    first = re.search(r"first round with (\d+) waiting: (\d+) pairs", out)
+    assert first and int(first.group(1)) == 200 and int(first.group(2)) > 0, out
+    assert re.search(r"all \d+ pairs in [\d.]+ s .*; [0-2] left waiting", out), out
+    flow = re.search(r"steady flow: (\d+) players joined", out)
+    assert flow and int(flow.group(1)) > 0, out
+    assert re.search(r"flow: wait-to-match p50 [\d.]+ s", out), out
+    for size in (2, 8):
+        assert re.search(rf"rating a race of {size}: wall p50 [\d.]+ ms", out), out

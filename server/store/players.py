@@ -71,6 +71,14 @@ class PlayerStore(StoreBase):
         """Publish a direct notice to one player on whichever node holds them."""
         await self.redis.publish(player_channel(player_id), json.dumps(payload))
 
+    async def notify_each(self, player_ids: Sequence[str], payload: Mapping[str, Any]) -> None:
+        """Publish the same notice to several players, in one round trip."""
+        text = json.dumps(payload)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.publish(player_channel(player_id), text)
+            await pipe.execute()
+
     async def presence(self, player_id: str, delta: int) -> int:
         """Add ``delta`` to the player's open connections on this node; return their count on
         every node (``delta`` 0 only reads it)."""

@@ -59,20 +59,29 @@ class RatingStore(StoreBase):
         ``done``: this game's change was stored already. ``moved``: the player's rating
         changed since it was read (``based_on`` is the count of rated races it had then).
         """
-        keys = [rating_key(player_id), rating_key(player_id, "games"), rating_key(player_id, "delta")]
-        args: list[str | int] = [
-            variant,
-            game_id,
-            based_on,
-            record.to_json(),
-            change,
-            record.at,
-            CHANGES_KEPT,
-        ]
-        result: str = await self._rate(keys=keys, args=args)
-        if result == "ok":
-            await self.redis.zadd(rating_board_key(variant), {player_id: record.rating})
+        (result,) = await self.apply_ratings(variant, game_id, [(player_id, based_on, record, change)])
         return result
+
+    async def apply_ratings(
+        self, variant: str, game_id: str, updates: Sequence[tuple[str, int, RatingRecord, str]]
+    ) -> list[str]:
+        """Store a race's new ratings, each (player, based-on count, record, change), in two
+        round trips; return each one's outcome as :meth:`apply_rating` does."""
+        async with self.redis.pipeline(transaction=False) as pipe:  # players of many slots
+            for player_id, based_on, record, change in updates:
+                keys = [rating_key(player_id), rating_key(player_id, "games"), rating_key(player_id, "delta")]
+                args: list[str | int] = [variant, game_id, based_on, record.to_json(), change]
+                args += [record.at, CHANGES_KEPT]
+                await self._rate(keys=keys, args=args, client=pipe)
+            results: list[str] = await pipe.execute()
+        board = {
+            player_id: record.rating
+            for (player_id, _, record, _), result in zip(updates, results, strict=True)
+            if result == "ok"
+        }
+        if board:
+            await self.redis.zadd(rating_board_key(variant), board)
+        return results
 
     async def rating_changes(self, player_id: str, game_ids: Sequence[str]) -> dict[str, str]:
         """Return the stored rating changes (JSON) of a player's games, by game id."""
@@ -141,7 +150,15 @@ class RatingStore(StoreBase):
 
     async def claim_match(self, variant: str, player_ids: Sequence[str]) -> bool:
         """Take a match's players out of the rated queue, all or none (if one has left)."""
-        return bool(await self._claim_match(keys=queue_keys(variant)[:2], args=list(player_ids)))
+        return (await self.claim_matches(variant, [player_ids]))[0]
+
+    async def claim_matches(self, variant: str, groups: Sequence[Sequence[str]]) -> list[bool]:
+        """Take each match's players out of the rated queue, all or none of each, in one round
+        trip; tell which matches were taken."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for group in groups:
+                await self._claim_match(keys=queue_keys(variant)[:2], args=list(group), client=pipe)
+            return [bool(taken) for taken in await pipe.execute()]
 
     async def lead_matchmaking(self, variant: str, lease_ms: int) -> int:
         """Hold or renew this node's lease on forming a variant's matches.
