@@ -140,3 +140,37 @@ async def test_forget_me_removes_ratings_and_the_profile(start_node: NodeFactory
     assert gone["type"] == "error" and gone["code"] == "no_such_player"
     bobs = await bob.request({"type": "profile"})
     assert bobs["ratings"][0]["rating"] == 1338  # Bob's own rating stays
+
+
+async def test_an_eight_racer_rated_race_rates_everyone_against_the_seven_others(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    from protocol.rating import Placing, Rating, rate_race
+
+    first, second = start_node(), start_node()
+    racers: list[Client] = [await open_client(first if i % 2 == 0 else second, f"R{i}") for i in range(8)]
+    host = racers[0]
+    room = await host.request(
+        {"type": "room_create", "variant": "scorpion", "max_players": 8, "options": {"rated": True}}
+    )
+    for racer in racers[1:]:
+        assert (await racer.request({"type": "room_join", "room": room["room"]}))["type"] == "room"
+        await racer.request({"type": "ready", "ready": True})
+    await host.send({"type": "room_start"})
+    starts = [await racer.expect("race_started", timeout=15) for racer in racers]
+    # They give up one after another: every one abandoned, so the places decide.
+    for racer, start in zip(racers, starts, strict=True):
+        answer = await racer.request({"type": "resign", "game": start["game"], "v": start["v"]})
+        assert answer["type"] == "accepted", answer
+    ended = await host.expect("race_ended", timeout=15)
+    standings = ended["standings"]
+    assert len(standings) == 8
+    placings = [Placing(row["player"], row["rank"], row["status"]) for row in standings]
+    expected = rate_race({p.player: Rating() for p in placings}, placings)
+    for racer in racers:
+        change = await racer.expect("rating_change", game=ended["game"], timeout=15)
+        got = {c["player"]: c["after"] for c in change["changes"]}
+        assert got == {pid: round(r.rating) for pid, r in expected.items()}
+    best, worst = standings[0]["player"], standings[-1]["player"]
+    assert got[best] > 1500 > got[worst]
+    assert sorted(got.values(), reverse=True) == [got[row["player"]] for row in standings]
