@@ -87,16 +87,23 @@ from protocol.wire.message import (
     Ping,
     PlayMove,
     Pong,
+    Profile,
+    ProfileRequest,
     QueueCancel,
     Queued,
     QueueJoin,
     RaceEnded,
     RaceStarted,
+    RatingBoard,
+    RatingChange,
+    RatingPage,
     Ready,
     Rematch,
     RematchOffered,
     Replay,
     ReplayLog,
+    ReplayPositions,
+    ReplayPositionsInfo,
     Resign,
     Resume,
     RoomCreate,
@@ -303,6 +310,8 @@ class ScorpionClient:
         self.games: dict[str, GameInfo] = {}
         self.leaderboard_page: LeaderboardPage | None = None
         self.analyses: dict[str, Analysis] = {}
+        self.rating_changes: dict[str, RatingChange] = {}
+        """The rating changes pushed after this player's rated races, by game id."""
         self.results: dict[str, RaceEnded] = {}
         """The ``race_ended`` of the games this session saw end (the latest 64)."""
         self.rematch_offers: dict[str, RematchOffered] = {}
@@ -503,6 +512,8 @@ class ScorpionClient:
             self.leaderboard_page = message
         elif isinstance(message, Analysis):
             self.analyses[message.game] = message
+        elif isinstance(message, RatingChange):
+            self.rating_changes[message.game] = message
         elif isinstance(message, RaceStarted):
             if self.race is None or self.race.game != message.game or self.race.ended is not None:
                 self.race = RaceState.from_started(message, me)
@@ -875,9 +886,13 @@ class ScorpionClient:
         return await self._typed(Rematch(game=game), RoomState)
 
     # quick match
-    async def queue_join(self, variant: str = "scorpion") -> Queued:
-        """Wait for a quick match; ``match_found`` and ``race_started`` follow as events."""
-        return await self._typed(QueueJoin(variant=variant), Queued)
+    async def queue_join(self, variant: str = "scorpion", *, rated: bool = True) -> Queued:
+        """Wait for a quick match; ``match_found`` and ``race_started`` follow as events.
+
+        A rated match (the default) pairs players of close ratings and changes their
+        ratings; ``rated=False`` joins the casual queue.
+        """
+        return await self._typed(QueueJoin(variant=variant, rated=rated), Queued)
 
     async def queue_cancel(self) -> Ok:
         """Leave the quick-match queue."""
@@ -1073,6 +1088,35 @@ class ScorpionClient:
             pushed.cancel()
             with contextlib.suppress(asyncio.CancelledError, ClientError, TimeoutError):
                 await pushed
+
+    # ratings and profiles
+    async def profile(self, player: str | None = None) -> Profile:
+        """Return a player's profile (this player's own by default): ratings, statistics, recent games."""
+        return await self._typed(ProfileRequest(player=player), Profile)
+
+    async def rating_board(
+        self, variant: str = "scorpion", *, offset: int = 0, limit: int = 20, around_me: bool = False
+    ) -> RatingPage:
+        """Return a page of a variant's rating board, or (``around_me``) the page around this player."""
+        request = RatingBoard(variant=variant, offset=offset, limit=limit, around_me=around_me)
+        return await self._typed(request, RatingPage)
+
+    async def rating_change(self, game: str | None = None, timeout: float = 30.0) -> RatingChange:
+        """Return how a rated race changed its racers' ratings, waiting for the server's push.
+
+        The tracked race by default. Raises ``TimeoutError`` if none comes (the race was
+        not rated).
+        """
+        if game is None:
+            game, _ = self._game(None, None)
+        known = self.rating_changes.get(game)
+        if known is not None:
+            return known
+        return await self.wait_for(RatingChange, timeout=timeout, game=game)
+
+    async def replay_positions(self, game: str, player: str) -> ReplayPositionsInfo:
+        """Return every position one racer of a finished game went through, move by move."""
+        return await self._typed(ReplayPositions(game=game, player=player), ReplayPositionsInfo)
 
     async def winnable(self, *, game: str | None = None, v: int | None = None) -> WinnableInfo:
         """Ask, in a solo game only, whether the position can still be won, and a winning move.

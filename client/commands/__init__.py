@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "client.commands.analyze",
     "client.commands.leaderboard",
     "client.commands.stats",
+    "client.commands.profile",
+    "client.commands.ratings",
     "client.commands.forget_me",
     "client.commands.bot",
 )

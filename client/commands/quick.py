@@ -16,6 +16,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the ``quick`` subcommand."""
     parser = subparsers.add_parser("quick", help="join the quick-match queue and race")
     parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
+    parser.add_argument("--unrated", action="store_true", help="join the casual queue (ratings unchanged)")
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     async def session(client: ScorpionClient) -> int:
         from ..tui import ScorpionApp
 
-        await client.queue_join(args.variant)
+        await client.queue_join(args.variant, rated=not args.unrated)
         await ScorpionApp(client).run_async()
         return 0
 

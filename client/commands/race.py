@@ -25,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     new.add_argument("--no-spectators", action="store_true", help="forbid watching")
     new.add_argument("--when-stuck", action="store_true", help="deal the reserve only when stuck")
     new.add_argument("--delay", type=int, default=0, help="spectator delay in seconds (0-300)")
+    new.add_argument("--rated", action="store_true", help="the race changes the racers' ratings")
     add_server_options(new)
     new.set_defaults(handler=run_new)
     join = actions.add_parser("join", help="join a room by its code")
@@ -41,6 +42,7 @@ def run_new(args: argparse.Namespace) -> int:
         spectators=not args.no_spectators,
         reserve_rule="when-stuck" if args.when_stuck else "any-time",
         spectator_delay=args.delay,
+        rated=args.rated,
     )
 
     async def session(client: ScorpionClient) -> int:

@@ -357,7 +357,9 @@ class ScorpionApp(App[int]):
         )
         if race.ended is not None:
             text.append("\n")
-            text.append(render_standings(race.ended, race.mode))
+            rated = race.options.rated
+            changes = self.client.rating_changes.get(race.game)
+            text.append(render_standings(race.ended, race.mode, rated=rated, changes=changes))
             if race.analysis is not None:
                 text.append(render_analysis(race.analysis, self.slipped.get(race.game)))
             elif not race.spectating and race.mode in ("solo", "race"):

@@ -14,7 +14,7 @@ from typing import Any
 from rich.text import Text
 
 from protocol.game import Move, VariantError, card_text, get_variant, move_text
-from protocol.wire.message import Analysis, RaceEnded, RoomState
+from protocol.wire.message import Analysis, RaceEnded, RatingChange, RoomState
 
 __all__ = [
     "BOARD_INDENT",
@@ -214,15 +214,31 @@ def render_room(room: RoomState, me: str | None, link: str | None = None) -> Tex
     return out
 
 
-def render_standings(ended: RaceEnded, mode: str = "race") -> Text:
-    """Return the final standings of a race (or the result of a one-racer game) and its deal."""
-    out = Text("Race over\n" if mode == "race" else "Game over\n", style="bold")
+def render_standings(
+    ended: RaceEnded, mode: str = "race", *, rated: bool = False, changes: RatingChange | None = None
+) -> Text:
+    """Return the final standings of a race (or the result of a one-racer game) and its deal.
+
+    A rated race shows each racer's new rating and its change once ``changes`` has come
+    (``1662? +162``; ``?`` marks a provisional rating).
+    """
+    title = "Rated race over\n" if rated else "Race over\n" if mode == "race" else "Game over\n"
+    out = Text(title, style="bold")
+    by_player = {c.player: c for c in changes.changes} if changes is not None else {}
     for standing in ended.standings:
         minutes, seconds = divmod(standing.elapsed, 60)
         out.append(
             f" {standing.rank}. {standing.name[:14]:<14} {standing.score:>5} pts {standing.runs} runs "
-            f"{minutes:02}:{seconds:02} {standing.status}\n"
+            f"{minutes:02}:{seconds:02} {standing.status}"
         )
+        change = by_player.get(standing.player)
+        if change is not None:
+            shown = f"{change.after}?" if change.provisional else str(change.after)
+            delta = change.after - change.before
+            out.append(f"  rating {shown} {delta:+d}", style="green" if delta > 0 else "red" if delta else "")
+        elif rated:
+            out.append("  rating …", style="dim")
+        out.append("\n")
     if ended.number is not None:
         out.append(f"deal {ended.number}\n", style="dim")
     elif mode in ("daily", "practice"):

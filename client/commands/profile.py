@@ -1,0 +1,74 @@
+"""``scorpion profile``: a player's ratings, statistics and recent games."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+
+from protocol.wire.message import Profile, StatsInfo
+
+from ..connection import ScorpionClient
+from .common import add_server_options, run_session
+from .stats import format_stats
+
+__all__ = ["format_profile", "register"]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``profile`` subcommand."""
+    parser = subparsers.add_parser("profile", help="print a player's ratings, statistics and recent games")
+    parser.add_argument("player", nargs="?", default=None, help="a player id (default: you)")
+    add_server_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def rating_text(rating: int, provisional: bool) -> str:
+    """Return a rating as shown: ``1523``, or ``1523?`` while it is provisional."""
+    return f"{rating}?" if provisional else str(rating)
+
+
+def format_profile(profile: Profile) -> str:
+    """Return a profile as text: ratings, statistics, then the recent games with their ids."""
+    who = f"{profile.name} ({profile.player})" + (" · you" if profile.me else "")
+    lines = [who, "", "ratings (? = provisional: too few recent rated races)"]
+    if not profile.ratings:
+        lines.append("  no rated races yet")
+    for rating in profile.ratings:
+        rank = f"#{rating.rank}" if rating.rank else "-"
+        lines.append(
+            f"  {rating.variant:<17} {rating_text(rating.rating, rating.provisional):>6}"
+            f"  ±{rating.deviation:<4} {rating.games:>4} rated  rank {rank:<6} best {rating.best or '-'}"
+        )
+    lines += ["", "statistics", *("  " + line for line in format_stats_lines(profile))]
+    lines += ["", "recent games (scorpion replay GAME to step through one)"]
+    if not profile.recent:
+        lines.append("  none kept")
+    for game in profile.recent:
+        when = dt.datetime.fromtimestamp(game.start / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M")
+        place = f"{game.rank}/{game.racers}" if game.racers > 1 else "solo"
+        change = ""
+        if game.change is not None:
+            change = f"  rated {game.change:+d}"
+        elif game.rated:
+            change = "  rated"
+        replay = "" if game.replayable else "  (replay once the day is over)"
+        lines.append(
+            f"  {game.game}  {when}  {game.variant:<17} {game.mode:<8} {place:<5} "
+            f"{game.score:>5}  {game.status}{change}{replay}"
+        )
+    return "\n".join(lines)
+
+
+def format_stats_lines(profile: Profile) -> list[str]:
+    """Return the profile's statistics table, line by line."""
+    return format_stats(StatsInfo(stats=profile.stats)).splitlines()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the profile."""
+
+    async def session(client: ScorpionClient) -> int:
+        print(format_profile(await client.profile(args.player)))
+        return 0
+
+    return run_session(args, session, auto_resume=False)
