@@ -20,6 +20,8 @@ async def launch(node: Node, racers: list[tuple[str, str]], spec: GameSpec, game
     await asyncio.sleep(node.config.countdown_seconds)
     spec = dataclasses.replace(spec, number=node.next_test_deal())  # None: a fresh secret number
     await node.race.start_race(racers, spec, game_id)
+    for pid, _ in racers:
+        await node.store.count_start(pid, spec.variant)  # a race is a game played, as a solo one is
     if spec.room:
         await node.store.set_room_state(spec.room, "racing")
     for pid, _ in racers:

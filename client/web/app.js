@@ -1,19 +1,23 @@
-// Scorpion Race browser client: lobby, rooms, quick match, racing, daily, spectating.
+// Scorpion Race browser client: lobby, rooms, quick match, racing, daily, spectating,
+// ratings, profiles and replays.
 // Speaks the JSON subprotocol described in docs/protocol.md.
 //
 // This is the entry point: the table of server messages and their handlers, the binding of
 // the page, and the start of the link. Each screen lives in its own module (see
 // docs/web.md). They are layered, each importing only from those before it, so no two
 // import each other:
-//   state -> notice -> link -> screens -> focus -> table -> daily -> results
-//   -> race, spectate, lobby -> session -> app
+//   state -> notice -> link -> screens -> focus -> table -> daily -> replay -> profile
+//   -> ratings -> results -> race, spectate, lobby -> session -> app
 
-import { bindDaily, onDaily, onLeaderboard, onSaved, onStats, tickDaily } from "./daily.js";
+import { bindDaily, onDaily, onLeaderboard, onSaved, onStats, refreshLobby, tickDaily } from "./daily.js";
 import { connect, link, onPong } from "./link.js";
 import { bindLobby, onCountdown, onMatchFound, onQueueTimeout, onQueued, onRoom, tickCountdown } from "./lobby.js";
-import { bindNotice, notify } from "./notice.js";
+import { bindNotice, isBusy, notify } from "./notice.js";
+import { askProfileAgain, bindProfile, onProfile, refusedProfile } from "./profile.js";
 import { onBatch, onEvent, onHints, onSnapshot, onWinnableInfo } from "./race.js";
-import { bindResults, onAnalysis, onRematchOffered, onReplayLog } from "./results.js";
+import { bindRatings, onRatingPage, refreshRatings, refusedRatings, tickRated } from "./ratings.js";
+import { askReplayAgain, bindReplay, onReplayPositions, refusedReplay } from "./replay.js";
+import { bindResults, onAnalysis, onRatingChange, onRematchOffered, onReplayLog } from "./results.js";
 import { setMode } from "./screens.js";
 import { onError, onForgotten, onOk, onWelcome } from "./session.js";
 import {
@@ -31,12 +35,36 @@ function onRaceEvent(msg) {
   return onEvent(msg);
 }
 
+// The welcome (session.js), after which the rating board is asked for; a replay or profile
+// being looked at stays on screen across a reconnection (what it awaited asked for again).
+function onWelcomeBack(msg) {
+  const looking = S.mode === "replay" || S.mode === "profile" ? S.mode : null;
+  onWelcome(msg);
+  refreshRatings();
+  if (looking && S.mode === "lobby") {
+    setMode(looking);
+    askReplayAgain();
+    askProfileAgain();
+  }
+}
+
+// An error (session.js), once the screen waiting for what it refused has stopped waiting
+// (unless a busy server's refusal goes again: see link.js).
+function onRefused(msg) {
+  if (!isBusy(msg)) {
+    refusedReplay(msg);
+    refusedProfile(msg);
+    refusedRatings(msg);
+  }
+  onError(msg);
+}
+
 // Each message type the server sends, and the function that handles it.
 const HANDLERS = {
-  welcome: onWelcome,                // session.js
+  welcome: onWelcomeBack,            // session.js, then ratings.js
   pong: onPong,                      // link.js
   ok: onOk,                          // session.js
-  error: onError,                    // session.js
+  error: onRefused,                  // replay.js, profile.js, ratings.js, then session.js
   room: onRoom,                      // lobby.js
   countdown: onCountdown,            // lobby.js
   queued: onQueued,                  // lobby.js
@@ -64,6 +92,10 @@ const HANDLERS = {
   winnable_info: onWinnableInfo,     // race.js
   replay_log: onReplayLog,           // results.js
   rematch_offered: onRematchOffered, // results.js
+  rating_change: onRatingChange,     // results.js
+  profile_info: onProfile,           // profile.js
+  rating_page: onRatingPage,         // ratings.js
+  replay_positions_info: onReplayPositions, // replay.js
 };
 
 function onMessage(msg) {
@@ -80,6 +112,9 @@ function bind() {
   bindDaily();
   bindResults();
   bindSpectate();
+  bindReplay();
+  bindProfile();
+  bindRatings();
   $("home-link").addEventListener("click", (event) => {
     if (S.mode === "lobby") return;
     event.preventDefault();
@@ -89,11 +124,17 @@ function bind() {
       $("btn-unwatch").click();
     } else if (S.mode === "game") {
       $("btn-result-close").click();
+    } else if (S.mode === "replay" || S.mode === "profile") {
+      S.replay = null;
+      S.profile = null;
+      setMode("lobby");
+      refreshLobby(false);
     }
   });
   addTicker(tickWatchClock);
   addTicker(tickCountdown);
   addTicker(tickDaily);
+  addTicker(tickRated);
   setInterval(tickClock, 250);
 }
 

@@ -1,6 +1,6 @@
 // The lobby and the screens before a race: the name form, the lobby's buttons and race
-// options, a friend race's waiting room (link, players, ready, countdown) and the quick
-// match queue.
+// options (Rated among them), a friend race's waiting room (link, players, ready,
+// countdown) and the quick match queue (rated unless unticked).
 
 import { link, send } from "./link.js";
 import { notify } from "./notice.js";
@@ -31,7 +31,8 @@ export function onRoom(msg) {
   const opts = msg.options || {};
   const bits = [VARIANT_TITLE[msg.variant], `up to ${msg.max_players} players`,
     opts.undo ? "undo allowed" : "no undo", opts.hints ? "hints allowed" : "no hints",
-    opts.reserve_rule === "when-stuck" ? "reserve only when stuck" : "reserve any time"];
+    opts.reserve_rule === "when-stuck" ? "reserve only when stuck" : "reserve any time",
+    opts.rated ? "rated" : "not rated"];
   if (opts.spectators === false) bits.push("no spectators");
   else if (opts.spectator_delay) bits.push(`spectators ${opts.spectator_delay} s behind`);
   $("room-desc").textContent = bits.join(" · ");
@@ -79,8 +80,10 @@ export function tickCountdown() {
 export function onQueued(msg) {
   S.queueVariant = msg.variant;
   setMode("queue");
+  const rated = msg.rated
+    ? ` Rated${msg.rating !== undefined && msg.rating !== null ? `: your rating is ${msg.rating}` : ""}.` : " Not rated.";
   $("queue-text").textContent = `Looking for an opponent for ${VARIANT_TITLE[msg.variant]}… ` +
-    `(${msg.waiting} waiting, you included)`;
+    `(${msg.waiting} waiting, you included)${rated}`;
 }
 
 // `match_found`: the quick match has opponents; the race starts soon.
@@ -102,7 +105,7 @@ function raceOptions() {
   const delay = Math.max(0, Math.min(300, Number($("opt-delay").value) || 0));
   return {
     undo: $("opt-undo").checked, hints: $("opt-hints").checked, spectators: $("opt-spectators").checked,
-    reserve_rule: $("opt-reserve").value, spectator_delay: delay,
+    reserve_rule: $("opt-reserve").value, spectator_delay: delay, rated: $("opt-rated").checked,
   };
 }
 
@@ -122,7 +125,8 @@ export function bindLobby() {
   });
   $("btn-queue").addEventListener("click", () => {
     S.queueVariant = $("variant").value;
-    send({ type: "queue_join", variant: S.queueVariant });
+    S.queueRated = $("queue-rated").checked;
+    send({ type: "queue_join", variant: S.queueVariant, rated: S.queueRated });
   });
   $("btn-solo").addEventListener("click", newSolo);
   $("join-form").addEventListener("submit", (event) => {

@@ -20,6 +20,7 @@ export const ERRORS = {
   rate_limited: "Too many actions at once: slow down a little.",
   room_full: "That room is full.",
   no_such_room: "No open room has that code.",
+  no_such_player: "That player is not known here (or asked to be forgotten).",
   not_started: "That race has not started yet: watch it once it has.",
   not_host: "Only the host can start the race.",
   room_started: "That room's race has already started.",

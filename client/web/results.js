@@ -1,20 +1,27 @@
-// The result dialog of a finished game or race: standings, the revealed deal, the rematch
-// (Race again, Join the rematch, Watch the rematch), and the solver's analysis with the
-// move named from the game's replay log.
+// The result dialog of a finished game or race: standings (each other racer's name opening
+// their profile), the revealed deal, a rated race's rating changes (`rating_change`), the
+// rematch (Race again, Join the rematch, Watch the rematch), Watch replay, and the solver's
+// analysis with the move named from the game's replay log.
 
 import { cardLabel } from "./cards.js";
 import { refreshLobby } from "./daily.js";
 import { send } from "./link.js";
 import { dropHintNotice, notify } from "./notice.js";
+import { profileButton } from "./profile.js";
+import { noteAnalysis, noteReplayRoster, openReplay } from "./replay.js";
 import { setMode } from "./screens.js";
-import { $, S, STATUS_TEXT, appendCells, clock } from "./state.js";
+import { $, PROVISIONAL, S, STATUS_TEXT, VARIANT_TITLE, appendCells, changeText, clock, ratingText } from "./state.js";
 import { moveLabel, newSolo } from "./table.js";
 
 const VERDICT_WORD = { winnable: "yes", unwinnable: "no", unknown: "unknown" };
 
 // ---------------------------------------------------------------- results
 
-// Show the result of a finished game or race: standings, deal, rematch, the solver's analysis.
+// The result shown: its `race_ended`, and whether the race was rated and the player raced in it.
+let shown = null;
+
+// Show the result of a finished game or race: standings, deal, ratings, rematch, replay, the
+// solver's analysis.
 export function showResult(msg, roster) {
   const names = new Map((roster || []).map((r) => [r.player, r.name]));
   const body = $("standings");
@@ -23,7 +30,9 @@ export function showResult(msg, roster) {
     const tr = document.createElement("tr");
     tr.dataset.player = s.player;
     if (s.player === S.me.player) tr.classList.add("me");
-    appendCells(tr, [s.rank, s.name || names.get(s.player), s.score, `${s.runs}/4`, clock(s.elapsed), STATUS_TEXT[s.status] || s.status], 1);
+    const name = s.name || names.get(s.player);
+    appendCells(tr, [s.rank, name, s.score, `${s.runs}/4`, clock(s.elapsed), STATUS_TEXT[s.status] || s.status], 1);
+    if (s.player !== S.me.player) tr.children[1].replaceChildren(profileButton(s.player, name, closeResult));
     body.append(tr);
   }
   const mine = msg.standings.find((s) => s.player === S.me.player);
@@ -41,6 +50,8 @@ export function showResult(msg, roster) {
   $("result-deal").textContent = msg.number
     ? `Deal number ${msg.number} (salt ${msg.salt}): check it against the commitment shown at the start.`
     : "The deal number is revealed once the day is over.";
+  // A finished game replays once its deal is revealed (a daily game's once its day is over).
+  $("btn-watch-replay").hidden = !msg.number;
   const soloGame = S.game && S.game.id === msg.game && S.game.mode === "solo" ? S.game : null;
   $("btn-replay").hidden = !soloGame;
   $("btn-result-new").hidden = !soloGame;
@@ -50,9 +61,13 @@ export function showResult(msg, roster) {
   $("btn-rematch").disabled = false;
   S.watchRematch = null;
   showRematchOffer(msg.game);
+  // A rated race (the player's own, or the one watched) shows its racers' rating changes.
+  const ownGame = S.game && S.game.id === msg.game ? S.game : null;
+  const watched = S.watch && S.watch.id === msg.game ? S.watch : null;
+  const options = (ownGame || watched || {}).options || {};
+  shown = { msg, rated: Boolean(options.rated) || S.ratingChanges.has(msg.game), racer: Boolean(mine && ownGame) };
   // The solver's analysis follows for the player's own solo games and races (a daily
   // game's only once its day is over, and never for practice).
-  const ownGame = S.game && S.game.id === msg.game ? S.game : null;
   S.resultGame = msg.game;
   $("analysis").dataset.game = msg.game;
   $("analysis-line").hidden = true;
@@ -65,6 +80,7 @@ export function showResult(msg, roster) {
     }, 5000);
   }
   renderAnalysis(expected);
+  renderRatings();
   dropHintNotice();
   S.resultOpen = true;
   $("result").hidden = false;
@@ -110,11 +126,65 @@ export function closeResult() {
   if (S.watch && S.watch.ended) S.watch = null;
 }
 
+// ---------------------------------------------------------------- ratings
+
+// `rating_change`: a rated race moved its racers' ratings; shown on its result, else told.
+export function onRatingChange(msg) {
+  S.ratingChanges.set(msg.game, msg);
+  if (S.resultOpen && shown && shown.msg.game === msg.game) {
+    shown.rated = true;
+    renderRatings();
+    return;
+  }
+  const mine = msg.changes.find((c) => c.player === S.me.player);
+  if (mine) {
+    notify(`Your ${VARIANT_TITLE[msg.variant] || msg.variant} rating: ${mine.before} → ${ratingText(mine.after, mine.provisional)} ` +
+      `(${changeText(mine.after - mine.before)}).`);
+  }
+}
+
+// The result's ratings: "Rated", and each racer's rating before and after once told.
+function renderRatings() {
+  const rated = Boolean(shown && shown.rated);
+  $("result-rated").hidden = !rated;
+  const box = $("result-ratings");
+  box.hidden = !rated;
+  if (!rated) return;
+  const change = S.ratingChanges.get(shown.msg.game);
+  const body = $("rating-changes");
+  body.replaceChildren();
+  $("rating-changes-table").hidden = !change;
+  if (!change) {
+    box.dataset.state = "waiting";
+    $("result-ratings-status").textContent = shown.racer
+      ? "Working out the new ratings…" : "The racers' ratings change with this race.";
+    return;
+  }
+  box.dataset.state = "ready";
+  const order = new Map(shown.msg.standings.map((s, i) => [s.player, i]));
+  const rows = [...change.changes].sort((a, b) => (order.get(a.player) ?? 99) - (order.get(b.player) ?? 99));
+  for (const c of rows) {
+    const tr = document.createElement("tr");
+    tr.dataset.player = c.player;
+    if (c.player === S.me.player) tr.classList.add("me");
+    const delta = c.after - c.before;
+    appendCells(tr, [c.name, c.before, ratingText(c.after, c.provisional), changeText(delta)], 0);
+    if (c.provisional) { tr.children[2].title = PROVISIONAL; tr.children[2].classList.add("provisional"); }
+    tr.children[3].className = `change ${delta > 0 ? "up" : delta < 0 ? "down" : "even"}`;
+    body.append(tr);
+  }
+  const mine = change.changes.find((c) => c.player === S.me.player);
+  $("result-ratings-status").textContent = mine
+    ? `Your rating: ${mine.before} → ${ratingText(mine.after, mine.provisional)} (${changeText(mine.after - mine.before)}).`
+    : "";
+}
+
 // ---------------------------------------------------------------- the solver's analysis
 
 // `analysis`: the solver's verdict on a finished game (and ask for the replay to name a slip).
 export function onAnalysis(msg) {
   S.analyses.set(msg.game, msg);
+  noteAnalysis(msg);                              // a replay kept without it marks the slip now
   const slipped = msg.slipped ?? null;
   if (slipped !== null && !S.slipped.has(msg.game)) {
     S.slipped.set(msg.game, null);
@@ -123,8 +193,10 @@ export function onAnalysis(msg) {
   if (S.resultGame === msg.game) renderAnalysis(true);
 }
 
-// `replay_log`: the game's moves, to name the move after which the win slipped away.
+// `replay_log`: the game's moves, to name the move after which the win slipped away (and
+// its racers, for the picker of the replay shown).
 export function onReplayLog(msg) {
+  noteReplayRoster(msg);                          // the racers of the replay being shown
   if (msg.request !== "replay" || !S.slipped.has(msg.game)) return;
   const analysis = S.analyses.get(msg.game);
   if (!analysis) return;
@@ -200,6 +272,14 @@ export function bindResults() {
     $("btn-show-line").textContent = list.hidden ? "Show the winning line" : "Hide the winning line";
   });
   $("btn-rematch").addEventListener("click", askRematch);
+  $("btn-watch-replay").addEventListener("click", () => {
+    if (!shown) return;
+    const racers = shown.msg.standings.map((s) => ({ player: s.player, name: s.name }));
+    const mine = racers.find((r) => r.player === S.me.player);
+    const game = shown.msg.game;
+    closeResult();
+    openReplay({ game, player: (mine || racers[0]).player, racers });
+  });
   $("btn-result-close").addEventListener("click", () => {
     closeResult();
     if (S.mode === "game" || S.mode === "watch") setMode("lobby");

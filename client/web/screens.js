@@ -1,5 +1,5 @@
-// Which screen is shown (lobby, room, queue, game or watch), and whether the live games
-// list is followed for it.
+// Which screen is shown (lobby, room, queue, game, watch, replay or profile), and whether
+// the live games list is followed for it.
 
 import { send } from "./link.js";
 import { dropHintNotice } from "./notice.js";
@@ -21,15 +21,26 @@ export function followGames() {
   S.followingGames = S.welcomed && follow;
 }
 
-// Show one screen (lobby | room | queue | game | watch) and hide the others.
+// What is done each time the lobby is shown again after another screen (see whenLobbyShown).
+const lobbyWatchers = [];
+
+// Run `fn` each time the lobby is shown again after another screen (to bring its boxes up
+// to date).
+export function whenLobbyShown(fn) {
+  lobbyWatchers.push(fn);
+}
+
+// Show one screen (lobby | room | queue | game | watch | replay | profile) and hide the others.
 export function setMode(mode) {
   if (mode !== "room" && location.search) history.replaceState(null, "", location.pathname);
-  if (mode !== S.mode) dropHintNotice();
+  const before = S.mode;
+  if (mode !== before) dropHintNotice();
   S.mode = mode;
   followGames();
-  for (const name of ["lobby", "room", "queue", "game", "watch"]) $(`screen-${name}`).hidden = name !== mode;
+  for (const name of ["lobby", "room", "queue", "game", "watch", "replay", "profile"]) $(`screen-${name}`).hidden = name !== mode;
   if (mode === "lobby") {
     $("name-input").value = myName();
     if (!S.resultOpen) $("result").hidden = true;
+    if (before !== "lobby") for (const fn of lobbyWatchers) fn();
   }
 }

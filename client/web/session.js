@@ -34,7 +34,7 @@ export function onWelcome(msg) {
   } else if (S.mode === "room" && S.room) {
     send({ type: "room_join", room: S.room.room });
   } else if (S.mode === "queue" && S.queueVariant) {
-    send({ type: "queue_join", variant: S.queueVariant });
+    send({ type: "queue_join", variant: S.queueVariant, rated: S.queueRated !== false });
   } else if (S.mode === "watch" && S.watch && !S.watch.ended) {
     send({ type: "watch", game: S.watch.id, v: S.watch.v });  // answered by spectate_batch or spectate
   } else if (S.linkRoom) {

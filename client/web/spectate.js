@@ -1,5 +1,6 @@
 // Spectating: the live games list of the lobby, and the screen of a watched race (every
-// racer's board, score and status, then the result and a rematch to watch).
+// racer's board, score and status, whether it is rated, then the result, its replay and a
+// rematch to watch).
 
 import { renderBoard } from "./cards.js";
 import { send } from "./link.js";
@@ -132,6 +133,7 @@ function renderWatch() {
   if (!w) return;
   $("watch-title").textContent = `${VARIANT_TITLE[w.variant]}${w.room ? ` · room ${w.room}` : ""}`;
   $("watch-count").textContent = w.spectators;
+  $("watch-rated").hidden = !w.options.rated;
   const wrap = $("watch-boards");
   wrap.replaceChildren();
   wrap.dataset.count = String(w.racers.size);

@@ -1,6 +1,6 @@
 // The page's shared state and the small helpers every screen uses: the state object `S`,
 // the names of variants and statuses, `$`, the server's clock, the player's name, and the
-// formatting of times and table rows.
+// formatting of times, ratings and table rows.
 
 // The element with this id.
 export const $ = (id) => document.getElementById(id);
@@ -22,11 +22,12 @@ export const S = {
   me: { player: null, name: null },
   token: localStorage.getItem("scorpion.token") || null,
   offset: 0,                 // server clock minus local clock, ms
-  mode: "lobby",             // lobby | room | queue | game | watch
+  mode: "lobby",             // lobby | room | queue | game | watch | replay | profile
   welcomed: false,
   room: null,                // last `room` message
   countdownStart: null,
   queueVariant: null,
+  queueRated: true,          // whether the quick match asked for is rated (asked again after a reconnection)
   game: null,                // the race being played (see newGame in race.js)
   selected: null,            // {col,row} | {cell}
   hint: null,                // {source, to} | {deal:true}
@@ -47,6 +48,9 @@ export const S = {
   dailyAsked: null,          // the day whose end made the lobby ask for the next day's deal
   watchRematch: null,        // the rematch a spectator's result offers to watch (its game id)
   winnable: null,            // last `winnable_info` (shown while the board is unchanged)
+  ratingChanges: new Map(),  // game id -> `rating_change` (every racer's rating before and after)
+  replay: null,              // the replay being stepped through (see openReplay in replay.js)
+  profile: null,             // the profile shown: {player (null: one's own), info: `profile_info` | null}
 };
 
 // The server's clock now, in ms.
@@ -75,6 +79,26 @@ export function clock(seconds) {
   const m = Math.floor((s % 3600) / 60);
   const ss = String(s % 60).padStart(2, "0");
   return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}
+
+// A time after the start in ms, as m:ss.t (tenths).
+export function clockTenths(ms) {
+  const tenths = Math.max(0, Math.floor(ms / 100));
+  return `${clock(tenths / 10)}.${tenths % 10}`;
+}
+
+// What a provisional rating's mark ("1523?") means.
+export const PROVISIONAL = "Provisional: too few recent rated races to trust this rating yet";
+
+// A rating as shown: provisional ones marked with a question mark, e.g. "1523?".
+export function ratingText(rating, provisional) {
+  return `${rating}${provisional ? "?" : ""}`;
+}
+
+// A rating change with its sign: "+12", "−8", "±0".
+export function changeText(change) {
+  if (change > 0) return `+${change}`;
+  return change < 0 ? `−${-change}` : "±0";
 }
 
 // A table row's cells, one per text. The player's name (cell `nameAt`) may be 24

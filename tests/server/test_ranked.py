@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -99,6 +100,11 @@ async def test_a_race_without_the_rated_option_changes_no_rating(
 ) -> None:
     ann, _bob, _ended = await rated_race(start_node, open_client, rated=False)
     profile = await ann.request({"type": "profile"})
+    for _ in range(50):  # the finished game is recorded a moment after its end
+        if profile["recent"]:
+            break
+        await asyncio.sleep(0.05)
+        profile = await ann.request({"type": "profile"})
     assert profile["ratings"] == [] and profile["recent"][0]["rated"] is False
     assert "change" not in profile["recent"][0]
     with pytest.raises(AssertionError):
