@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
+import dataclasses
 
+from protocol.game import VARIANTS
 from protocol.wire.message import Profile, StatsInfo
 
 from ..connection import ScorpionClient
-from .common import add_server_options, run_session
+from .common import add_server_options, clock_text, run_session
 from .stats import format_stats
 
-__all__ = ["format_profile", "register"]
+__all__ = ["format_profile", "only_variant", "rating_text", "register"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``profile`` subcommand."""
     parser = subparsers.add_parser("profile", help="print a player's ratings, statistics and recent games")
     parser.add_argument("player", nargs="?", default=None, help="a player id (default: you)")
+    parser.add_argument("--variant", default=None, choices=sorted(VARIANTS), help="only this variant")
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
@@ -44,7 +46,7 @@ def format_profile(profile: Profile) -> str:
     if not profile.recent:
         lines.append("  none kept")
     for game in profile.recent:
-        when = dt.datetime.fromtimestamp(game.start / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M")
+        when = clock_text(game.start, "%Y-%m-%d %H:%M")
         place = f"{game.rank}/{game.racers}" if game.racers > 1 else "solo"
         change = ""
         if game.change is not None:
@@ -59,6 +61,18 @@ def format_profile(profile: Profile) -> str:
     return "\n".join(lines)
 
 
+def only_variant(profile: Profile, variant: str | None) -> Profile:
+    """Return the profile with only one variant's ratings, statistics and games (all when ``None``)."""
+    if variant is None:
+        return profile
+    return dataclasses.replace(
+        profile,
+        ratings=tuple(r for r in profile.ratings if r.variant == variant),
+        stats=tuple(s for s in profile.stats if s.variant == variant),
+        recent=tuple(g for g in profile.recent if g.variant == variant),
+    )
+
+
 def format_stats_lines(profile: Profile) -> list[str]:
     """Return the profile's statistics table, line by line."""
     return format_stats(StatsInfo(stats=profile.stats)).splitlines()
@@ -68,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the profile."""
 
     async def session(client: ScorpionClient) -> int:
-        print(format_profile(await client.profile(args.player)))
+        print(format_profile(only_variant(await client.profile(args.player), args.variant)))
         return 0
 
     return run_session(args, session, auto_resume=False)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 
 from protocol.game import VARIANTS
-from protocol.wire.message import RatingPage
+from protocol.wire.message import MAX_VERSION, RatingPage
 
 from ..connection import ScorpionClient
 from .common import add_server_options, run_session
+from .options import int_between
 from .profile import rating_text
 
 __all__ = ["format_rating_page", "register"]
@@ -19,8 +20,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("ratings", help="print a variant's rating board")
     parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
     parser.add_argument("--around-me", action="store_true", help="the page around your own place")
-    parser.add_argument("--offset", type=int, default=0, help="places to skip from the top")
-    parser.add_argument("--limit", type=int, default=20, help="places to show (1-100)")
+    parser.add_argument(
+        "--offset", type=int_between(0, MAX_VERSION), default=0, help="places to skip from the top"
+    )
+    parser.add_argument(
+        "--limit", type=int_between(1, 100), default=20, help="places to show, 1-100 (default 20)"
+    )
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
@@ -29,13 +34,17 @@ def format_rating_page(page: RatingPage, me: str | None = None) -> str:
     """Return a rating board page as a text table; the asking player's row is marked ``>``."""
     lines = [f"rating board · {page.variant} · {page.total} rated (? = provisional)"]
     if not page.entries:
-        lines.append("  you have no rated race in this variant yet" if page.me is None else "  empty")
+        lines.append("nobody is rated in this variant yet" if page.total == 0 else "no entries on this page")
+        return "\n".join(lines)
+    lines.append(f"  {'rank':>5}  {'rating':>6}  {'dev':<5} {'races':>5}  name")
     for entry in page.entries:
-        mark = ">" if entry.player == me else " "
+        mine = entry.player == me or (me is None and entry.rank == page.me)
         lines.append(
-            f"{mark} {entry.rank:>5}  {rating_text(entry.rating, entry.provisional):>6}"
-            f"  ±{entry.deviation:<4} {entry.games:>4} rated  {entry.name}"
+            f"{'>' if mine else ' '} {entry.rank:>5}  {rating_text(entry.rating, entry.provisional):>6}"
+            f"  ±{entry.deviation:<4} {entry.games:>5}  {entry.name}"
         )
+    if page.me is not None:
+        lines.append(f"your place: {page.me} of {page.total}")
     return "\n".join(lines)
 
 
@@ -47,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
             args.variant, offset=args.offset, limit=args.limit, around_me=args.around_me
         )
         print(format_rating_page(page, client.player))
+        if args.around_me and page.me is None and page.total:
+            print("you have no rated race in this variant yet")
         return 0
 
     return run_session(args, session, auto_resume=False)

@@ -13,10 +13,13 @@ the reserve, ``R`` twice resigns, ``:`` types a move (``7H:2-5``, ``deal``), Esc
 ``r`` ready and ``s`` start in a room, Tab shows the next racer when watching (a
 spectator's only key but ``q``, with no command line), ``q`` quits.
 In a solo game ``n`` starts a New Game (a fresh deal), ``p`` a Replay of the same deal, and
-``w`` asks the server's solver whether the position can still be won.
+``w`` asks the server's solver whether the position can still be won. ``P`` shows the
+player's profile (ratings and recent games) whenever no game of theirs is going on.
 A hint (or the solver's winning move) puts the cursor on the card to move and highlights
 its target column. When a game is over the solver's analysis follows: whether the deal
-was winnable, and after which move the win slipped away.
+was winnable, and after which move the win slipped away. A rated race says so on the
+status line, and its standings show each racer's rating before and after it once the
+server's ``rating_change`` arrives.
 While the server is busy (its storage out of reach for a moment) the message line says
 "server busy, retrying…" until the client's request is answered again.
 """
@@ -45,9 +48,11 @@ from protocol.wire.message import (
     Games,
     GamesUpdate,
     MatchFound,
+    Profile,
     Queued,
     QueueTimeout,
     RaceEnded,
+    RatingChange,
     RematchOffered,
 )
 
@@ -66,8 +71,10 @@ from ..connection import (
 from ..state import RaceState
 from .render import (
     has_stock,
+    rating_label,
     render_analysis,
     render_board,
+    render_profile,
     render_racer,
     render_room,
     render_standings,
@@ -83,6 +90,9 @@ Starter = Callable[[ScorpionClient], Awaitable[Any]]
 
 BUSY_NOTE = "server busy, retrying…"
 """The message line while the client sends a request again that the busy server refused."""
+
+PROFILE_NOTE = "your profile: P or Esc to go back"
+"""The message line while the player's profile is on screen."""
 
 
 def server_error_text(exc: ServerError) -> str:
@@ -124,6 +134,7 @@ class ScorpionApp(App[int]):
         Binding("a", "rematch", "race again"),
         Binding("m", "watch_rematch", "watch the rematch"),
         Binding("w", "winnable", "winnable?"),
+        Binding("P", "profile", "profile"),
         Binding("colon", "type", "type move"),
         Binding("escape", "cancel", "cancel", show=False),
         Binding("r", "ready", "ready", show=False),
@@ -149,6 +160,7 @@ class ScorpionApp(App[int]):
         self.resign_window = 3.0
         self._resign_armed_until = 0.0
         self._announced: str | None = None  # the rematch last announced to this spectator
+        self.profile: Profile | None = None  # the profile on screen in place of the main area
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -215,6 +227,8 @@ class ScorpionApp(App[int]):
                 )
             elif isinstance(event, Analysis):
                 self._on_analysis(event)
+            elif isinstance(event, RatingChange):
+                self._on_rating_change(event)
             self.redraw()
 
     def _tick(self) -> None:
@@ -304,6 +318,8 @@ class ScorpionApp(App[int]):
             summary = (shown.summary or {}) if shown else {}
             out.append(f"watching {shown.name if shown else '?'} ", style="bold")
         out.append(f"{race.variant} ", style="bold")
+        if race.options.rated:
+            out.append("rated ", style="bold cyan")
         if race.mode == "daily":
             out.append(f"daily {race.daily} ", style="bold magenta")
         elif race.mode == "practice":
@@ -331,6 +347,8 @@ class ScorpionApp(App[int]):
         """Return the main area: board, lobby, queue or standings."""
         race = self.race
         width = max(40, self.size.width - 2)
+        if self.profile is not None:
+            return render_profile(self.profile)
         if race is None:
             if self.client.room is not None:
                 room = self.client.room
@@ -357,9 +375,16 @@ class ScorpionApp(App[int]):
         )
         if race.ended is not None:
             text.append("\n")
-            rated = race.options.rated
             changes = self.client.rating_changes.get(race.game)
-            text.append(render_standings(race.ended, race.mode, rated=rated, changes=changes))
+            text.append(
+                render_standings(
+                    race.ended,
+                    race.mode,
+                    rated=race.options.rated,
+                    changes=changes,
+                    awaited=not race.spectating,
+                )
+            )
             if race.analysis is not None:
                 text.append(render_analysis(race.analysis, self.slipped.get(race.game)))
             elif not race.spectating and race.mode in ("solo", "race"):
@@ -400,6 +425,8 @@ class ScorpionApp(App[int]):
 
     def _redraw(self) -> None:
         self._clamp_cursor()
+        if self.profile is not None and not self._profile_allowed():
+            self._close_profile()  # a game of the player's began: its board, not the profile
         race = self.race
         watching = race is not None and race.spectating
         running = race is not None and race.ended is None
@@ -570,6 +597,7 @@ class ScorpionApp(App[int]):
     def action_cancel(self) -> None:
         self.picked = None
         self.hinted = None
+        self._close_profile()
         self.set_focus(None)
         self.redraw()
 
@@ -669,6 +697,8 @@ class ScorpionApp(App[int]):
         watching = race is not None and race.spectating
         if action == "watch_rematch":
             return self._rematch_to_watch() is not None
+        if action == "profile":
+            return self._profile_allowed()
         if action == "next_racer" or watching:
             return watching and action in ("next_racer", "quit")
         if action in ("new_game", "replay"):
@@ -687,6 +717,41 @@ class ScorpionApp(App[int]):
             allowed = race.options.undo if action == "undo" else race.options.hints
             return True if allowed else None
         return True
+
+    def _profile_allowed(self) -> bool:
+        """Tell whether the profile may cover the main area: no game of the player's goes on."""
+        race = self.race
+        return race is None or (not race.spectating and race.ended is not None)
+
+    def action_profile(self) -> None:
+        """Show this player's profile in place of the main area, or close it (``P`` again, Esc)."""
+        if self.profile is not None:
+            self._close_profile()
+            self.redraw()
+            return
+        if not self._profile_allowed():
+            return
+
+        async def show() -> None:
+            self.profile = await self.client.profile()
+            self.say(PROFILE_NOTE)
+
+        self._run(show)
+
+    def _close_profile(self) -> None:
+        self.profile = None
+        if self.note == PROFILE_NOTE:
+            self.say("")
+
+    def _on_rating_change(self, change: RatingChange) -> None:
+        """Say how the race just rated changed this player's rating."""
+        mine = next((c for c in change.changes if c.player == self.client.player), None)
+        if mine is None:
+            return
+        self._close_profile()  # out of date: P fetches it again
+        delta = mine.after - mine.before
+        after = rating_label(mine.after, mine.provisional)
+        self.say(f"your {change.variant} rating: {mine.before} → {after} ({delta:+d})")
 
     def _can_rematch(self) -> bool:
         """Tell whether the race on screen is a finished race between players."""

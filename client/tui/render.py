@@ -14,7 +14,7 @@ from typing import Any
 from rich.text import Text
 
 from protocol.game import Move, VariantError, card_text, get_variant, move_text
-from protocol.wire.message import Analysis, RaceEnded, RatingChange, RoomState
+from protocol.wire.message import Analysis, Profile, RaceEnded, RatingChange, RoomState
 
 __all__ = [
     "BOARD_INDENT",
@@ -24,8 +24,10 @@ __all__ = [
     "card_step",
     "has_stock",
     "progress_fraction",
+    "rating_label",
     "render_analysis",
     "render_board",
+    "render_profile",
     "render_racer",
     "render_room",
     "render_standings",
@@ -201,7 +203,9 @@ def render_room(room: RoomState, me: str | None, link: str | None = None) -> Tex
     options = room.options
     out.append(
         f"undo {'on' if options.undo else 'off'} · hints {'on' if options.hints else 'off'} · "
-        f"reserve {options.reserve_rule} · spectators {'on' if options.spectators else 'off'}\n",
+        f"reserve {options.reserve_rule} · spectators {'on' if options.spectators else 'off'}"
+        + (" · rated" if options.rated else "")
+        + "\n",
         style="dim",
     )
     for player in room.players:
@@ -214,13 +218,24 @@ def render_room(room: RoomState, me: str | None, link: str | None = None) -> Tex
     return out
 
 
+def rating_label(rating: int, provisional: bool) -> str:
+    """Return a rating as shown: ``1523``, or ``1523?`` while it is provisional."""
+    return f"{rating}?" if provisional else str(rating)
+
+
 def render_standings(
-    ended: RaceEnded, mode: str = "race", *, rated: bool = False, changes: RatingChange | None = None
+    ended: RaceEnded,
+    mode: str = "race",
+    *,
+    rated: bool = False,
+    changes: RatingChange | None = None,
+    awaited: bool = True,
 ) -> Text:
     """Return the final standings of a race (or the result of a one-racer game) and its deal.
 
-    A rated race shows each racer's new rating and its change once ``changes`` has come
-    (``1662? +162``; ``?`` marks a provisional rating).
+    A rated race shows each racer's rating before and after it and the change once
+    ``changes`` has come (``rating 1500 → 1662? +162``; ``?`` marks a provisional rating),
+    and ``rating …`` until then while it is ``awaited`` (a spectator is sent none).
     """
     title = "Rated race over\n" if rated else "Race over\n" if mode == "race" else "Game over\n"
     out = Text(title, style="bold")
@@ -233,16 +248,54 @@ def render_standings(
         )
         change = by_player.get(standing.player)
         if change is not None:
-            shown = f"{change.after}?" if change.provisional else str(change.after)
             delta = change.after - change.before
-            out.append(f"  rating {shown} {delta:+d}", style="green" if delta > 0 else "red" if delta else "")
-        elif rated:
+            out.append(
+                f"  rating {change.before} → {rating_label(change.after, change.provisional)} {delta:+d}",
+                style="green" if delta > 0 else "red" if delta else "",
+            )
+        elif rated and awaited:
             out.append("  rating …", style="dim")
         out.append("\n")
     if ended.number is not None:
         out.append(f"deal {ended.number}\n", style="dim")
     elif mode in ("daily", "practice"):
         out.append("the daily deal is revealed when the day is over\n", style="dim")
+    return out
+
+
+def render_profile(profile: Profile, *, games: int = 8) -> Text:
+    """Return a player's profile: ratings per variant, then the newest ``games`` finished games."""
+    out = Text()
+    out.append(profile.name, style="bold")
+    out.append(f"  {profile.player}" + ("  (you)" if profile.me else "") + "\n", style="dim")
+    out.append("Ratings", style="bold")
+    out.append("  (? provisional)\n", style="dim")
+    if not profile.ratings:
+        out.append("  no rated race yet: a quick match is rated\n", style="dim")
+    for rating in profile.ratings:
+        rank = f"#{rating.rank}" if rating.rank else "-"
+        out.append(
+            f"  {rating.variant:<17} {rating_label(rating.rating, rating.provisional):>6} "
+            f"±{rating.deviation:<4} {rating.games:>3} rated  {rank:<6} best {rating.best or '-'}\n"
+        )
+    played = {row.variant: row for row in profile.stats}
+    if played:
+        out.append("Played  ", style="bold")
+        out.append(" · ".join(f"{v} {row.won}/{row.started} won" for v, row in played.items()) + "\n")
+    out.append("Recent games\n", style="bold")
+    if not profile.recent:
+        out.append("  none yet\n", style="dim")
+    for game in profile.recent[:games]:
+        place = f"{game.rank}/{game.racers}" if game.racers > 1 else "solo"
+        out.append(f"  {game.game:<10} {game.variant:<9.9} {game.mode:<8} {place:<4} {game.score:>5} ")
+        if game.change is not None:
+            out.append(
+                f"{game.change:+d}", style="green" if game.change > 0 else "red" if game.change else ""
+            )
+        elif game.rated:
+            out.append("rated", style="dim")
+        out.append("\n")
+    out.append("scorpion replay GAME prints a game · P or Esc: back", style="dim")
     return out
 
 
