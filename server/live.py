@@ -274,7 +274,8 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
             game=game.game_id,
             v=version,
             standings=tuple(Standing(**s) for s in event["standings"]),
-            number=event.get("number"),
+            # The node's own copy of the number, exact whatever the event's reader made of it.
+            number=game.number if event.get("number") is not None else None,
             salt=event.get("salt"),
         )
     return None

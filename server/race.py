@@ -463,7 +463,9 @@ class RaceService:
             ending: dict[str, Any] = {"type": "race_ended", "standings": standings, "at": now}
             if game.mode not in ("daily", "practice"):
                 # A daily deal is everyone's all day: it is revealed when the day is over.
-                ending.update(number=game.number, salt=game.salt)
+                # The number is written as text: it may not fit in 64 bits, past which a
+                # JSON reader may hand it back as an inexact float.
+                ending.update(number=str(game.number), salt=game.salt)
             version = await self.store.end_game(
                 game_id,
                 game.racer_ids(),

@@ -184,6 +184,27 @@ async def test_a_resign_by_both_ends_the_race_and_reveals_the_deal(
     await asyncio.sleep(0)
 
 
+async def test_the_end_of_a_race_on_a_deal_number_past_64_bits_reaches_the_other_node_exactly(
+    start_node: NodeFactory, open_client: Any
+) -> None:
+    # Most secret deal numbers are above 2**64. Bob resigns last, so his node ends the race
+    # and Ann hears of it over pub/sub: the number must come through exact.
+    number = 99_999_999_999_999_999_989
+    ann, bob, start, _ = await friend_race(start_node, open_client, nodes=2, deal=number)
+    game = start["game"]
+    assert (await ann.request({"type": "resign", "game": game, "v": start["v"]}))["type"] == "accepted"
+    progress = await bob.expect("progress", player=ann.player)
+    assert (await bob.request({"type": "resign", "game": game, "v": progress["v"]}))["type"] == "accepted"
+    for client in (ann, bob):
+        ended = await client.expect("race_ended")
+        assert int(ended["number"]) == number
+    # And a racer who resumes reads it from the log, just as exact.
+    again = await ann.request({"type": "resume", "game": game, "v": start["v"]})
+    assert again["type"] == "batch", again
+    assert again["events"][-1]["type"] == "race_ended"
+    assert int(again["events"][-1]["number"]) == number
+
+
 def winnable_deal() -> tuple[int, list[Any]]:
     """Return a large deal number the solver proves winnable, with its winning line."""
     from protocol.solver import Budget, Verdict, solve_deal
