@@ -175,11 +175,13 @@ class Session:
         last = follows.get(game_id)
         if last is None or version <= last:
             return
-        if event.get("origin") == self.id and not spectator:
-            follows[game_id] = version  # this connection already has its answer
-            return
         if version > last + 1:
+            # Events this connection was not sent (another node's, still in flight or lost
+            # to a pub/sub outage): read them from the log, in order, before going on.
             self._put(("gap", game_id, last, version - 1, spectator))
+        if event.get("origin") == self.id and not spectator:
+            follows[game_id] = version  # this connection already has (or is about to get) its answer
+            return
         follows[game_id] = version
         if self._writable_now():
             try:

@@ -16,7 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.game import Board, move_json
-from protocol.wire.codec import MSGPACK
+from protocol.wire.codec import MSGPACK, decode_dict
 from server.store import Store
 from tests.conftest import RedisServer
 
@@ -50,6 +50,37 @@ async def test_a_dropped_racer_resumes_with_exactly_the_missed_events(
     assert [e["v"] for e in batch["events"]] == versions
     assert all(e["type"] == "progress" and e["player"] == bob.player for e in batch["events"])
     assert batch["v"] == versions[-1]
+
+
+async def test_a_racer_whose_answer_jumps_over_events_it_was_not_sent_gets_them_first(
+    local_node: Any, open_client: Any
+) -> None:
+    # Bob's moves never reach Ann's connection (as when another node's events are lost to a
+    # pub/sub outage); Ann's next answer is a version past them, so they are read from the
+    # log and sent to her, in order, before that answer.
+    node = await local_node(test_deals=str(DEAL))
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    _room, start, bob_start = await start_race(ann, bob)
+    game_id = start["game"]
+    live = node.server.node.race.games[game_id]
+    session = next(s for s in live.listeners if s.player == ann.player)
+    live.listeners.discard(session)
+    first = next(m for m in Board.new("scorpion", DEAL).legal_moves() if not m.is_deal)
+    missed = []
+    version = bob_start["v"]
+    for move in (move_json(first), {"deal": True}):
+        answer = await bob.request({"type": "move", "game": game_id, "v": version, "move": move})
+        assert answer["type"] == "accepted", answer
+        version = answer["v"]
+        missed.append(version)
+    live.listeners.add(session)
+    mine = await ann.request({"type": "move", "game": game_id, "v": start["v"], "move": move_json(first)})
+    assert mine["type"] == "accepted", mine
+    received = [decode_dict(frame, ann.fmt) for frame in ann.frames]
+    heard = [m for m in received if m["type"] in ("progress", "accepted") and m["v"] > start["v"]]
+    assert [(m["type"], m["v"]) for m in heard] == [("progress", v) for v in missed] + [("accepted", mine["v"])]
+    assert all(m["player"] == bob.player for m in heard[:-1])
 
 
 async def test_a_killed_node_loses_no_accepted_move_and_its_racers_finish_elsewhere(
