@@ -89,6 +89,11 @@ def start_node(redis_url: str, tmp_path: Path) -> Iterator[NodeFactory]:
     yield start
     for node in nodes:
         node.stop(signal.SIGKILL)
+    # Shown by pytest only when the test failed: what the nodes logged (warnings and worse).
+    for index in range(1, len(nodes) + 1):
+        logged = (tmp_path / f"node{index}.log").read_text(errors="replace").strip()
+        if logged:
+            print(f"--- node{index} log ---\n{logged[-20000:]}")
 
 
 def _matches(data: dict[str, Any], kind: str, match: dict[str, Any]) -> bool:
