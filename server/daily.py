@@ -117,8 +117,13 @@ class DailyService:
         # The search is pure-Python CPU work: run it in another process so it never holds
         # the event loop (a thread would, through the GIL).
         loop = asyncio.get_running_loop()
-        with worker_pool() as pool:
+        pool = worker_pool()
+        try:
             number = await loop.run_in_executor(pool, choose_number, secret, date, variant)
+        finally:
+            # Not the pool's own "with", whose exit waits for the worker on the event loop:
+            # for the whole search when this task is cancelled, holding up the node.
+            pool.shutdown(wait=False, cancel_futures=True)
         salt = hmac.new(secret.encode(), f"salt:{date}:{variant}".encode(), hashlib.sha256).hexdigest()[:32]
         proposal = {"number": str(number), "salt": salt, "commitment": deal_commitment(number, salt)}
         stored = await self.store.set_daily_deal(date, variant, proposal, self.keep_ms)
