@@ -118,7 +118,13 @@ class ScorpionServer:
             self.embedded = EmbeddedRedis(self.config.data_dir, on_restart=self.metrics.store_restarts.inc)
             url = await self.embedded.start()
         instance = f"{self.name}#{uuid.uuid4().hex[:8]}"
-        self.store = Store(url, daily_secret=self.config.daily_secret, origin=self.name, instance=instance)
+        self.store = Store(
+            url,
+            daily_secret=self.config.daily_secret,
+            origin=self.name,
+            instance=instance,
+            wait_replicas=self.config.redis_wait_replicas,
+        )
         if not await self.store.ping():
             raise RuntimeError(f"Redis at {url} does not answer")
         self.tasks.spawn(self.store.health.run())

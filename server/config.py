@@ -29,6 +29,7 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8765
     redis_url: str | None = None
+    redis_wait_replicas: int = 0
     data_dir: Path = Path(platformdirs.user_data_dir("scorpion-race"))
     log_level: str = "info"
     log_format: str = "json"
@@ -69,7 +70,14 @@ class Config:
 _HELP = {
     "host": "address to listen on (loopback by default)",
     "port": "TCP port for websockets and HTTP",
-    "redis_url": "Redis URL; without it a private embedded server is started",
+    "redis_url": (
+        "Redis URL (redis://, rediss://, unix://, or a cluster: redis+cluster://host:port,host:port); "
+        "without it a private embedded server is started"
+    ),
+    "redis_wait_replicas": (
+        "replicas that must have a racer's action before it is acknowledged (WAIT); 0: the "
+        "primary's acceptance is enough"
+    ),
     "data_dir": "directory for the embedded server's append-only file",
     "log_level": "debug, info, warning or error",
     "log_format": "json (structured) or text",
@@ -119,9 +127,16 @@ _HELP = {
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 EVENT_LOOPS = ("auto", "uvloop", "asyncio")
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")
 _NON_NEGATIVE = frozenset(
-    {"countdown_seconds", "grace_period", "shutdown_timeout", "close_timeout", "spectator_lag"}
+    {
+        "redis_wait_replicas",
+        "countdown_seconds",
+        "grace_period",
+        "shutdown_timeout",
+        "close_timeout",
+        "spectator_lag",
+    }
 )
 """Numeric settings that may be 0; every other one must be above 0 (the port aside)."""
 
@@ -200,6 +215,15 @@ def _problem(config: Config) -> str | None:
         return f"port is 0 to 65535 (0: any free port), not {config.port}"
     if config.redis_url is not None and not config.redis_url.startswith(REDIS_SCHEMES):
         return f"redis-url must start with {', '.join(REDIS_SCHEMES)}: {config.redis_url!r}"
+    if config.redis_url is not None and "+cluster://" in config.redis_url:
+        from .store.cluster import parse_cluster_url
+
+        try:
+            parse_cluster_url(config.redis_url)
+        except ValueError as exc:
+            return f"redis-url: {exc}"
+    if config.redis_wait_replicas and config.redis_url is None:
+        return "redis-wait-replicas needs a redis-url: the embedded server has no replicas"
     for item in fields(Config):
         value = getattr(config, item.name)
         if item.name in ("port", "quick_match_size") or type(value) not in (int, float):

@@ -47,7 +47,7 @@ from protocol.wire.message import (
 
 from .clock import count_outages, paused_spans
 from .live import DONE, RACER_STATUS, GameSpec, LiveGame, new_game_id, now_ms, racer_fields, rank_racers
-from .store import UNREACHABLE, NotSent, Store
+from .store import UNREACHABLE, NotSent, Store, Unreplicated
 
 __all__ = ["RaceService"]
 
@@ -379,6 +379,12 @@ class RaceService:
             # No answer from Redis (connection lost, cancelled): the action may or may not
             # have been applied, so the cached board, already changed, is not to be trusted.
             game.boards[player_id] = None
+            if isinstance(exc, Unreplicated):
+                raise ProtocolError(
+                    ErrorCode.OUTCOME_UNKNOWN,
+                    "the action was made but its replicas did not confirm it in time: resume to see it",
+                    retry_after_ms=100,
+                ) from exc
             if isinstance(exc, UNREACHABLE) and not isinstance(exc, NotSent):
                 self.store.health.failed()
                 raise ProtocolError(

@@ -81,7 +81,16 @@ from .keys import (
 )
 from .players import PlayerStore
 from .ratings import RatingStore
-from .records import UNREACHABLE, ActionOutcome, GameRecord, RacerRecord, RatingRecord, StoreError, Waiting
+from .records import (
+    UNREACHABLE,
+    ActionOutcome,
+    GameRecord,
+    RacerRecord,
+    RatingRecord,
+    StoreError,
+    Unreplicated,
+    Waiting,
+)
 from .rooms import RoomStore
 
 __all__ = [
@@ -97,6 +106,7 @@ __all__ = [
     "StoreError",
     "StoreHealth",
     "Subscriber",
+    "Unreplicated",
     "Waiting",
     "board_channel",
     "board_of_channel",

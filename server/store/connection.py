@@ -1,4 +1,8 @@
-"""Raw connections to Redis: the pipelined connection of the move path, and pub/sub."""
+"""Raw connections to Redis: the pipelined connection of the move path, and pub/sub.
+
+A game's channel is a shard channel (``SSUBSCRIBE``), as it is on a cluster, where it then
+passes through the game's own shard only; the node-wide channels are classic pub/sub.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ from typing import Any
 import hiredis
 from redis.asyncio.connection import SSLConnection, parse_url
 from redis.exceptions import ResponseError
+
+from .keys import is_shard_channel
 
 __all__ = ["NotSent", "Subscriber"]
 
@@ -190,6 +196,26 @@ class _Pipeline:
                 raise
             return await self.call("EVAL", source, len(keys), *keys, *args)
 
+    async def script_and_wait(
+        self, source: str, keys: Sequence[str], args: Sequence[Any], replicas: int, wait_ms: int
+    ) -> tuple[Any, int]:
+        """Run a script, then ``WAIT replicas wait_ms`` right behind it on this connection
+        (``WAIT`` counts the writes of its own connection); return the script's answer and
+        how many replicas confirmed the write."""
+        sha = self.scripts.setdefault(source, hashlib.sha1(source.encode()).hexdigest())
+        for command in (("EVALSHA", sha), ("EVAL", source)):
+            ran = asyncio.ensure_future(self.call(*command, len(keys), *keys, *args))
+            acked = asyncio.ensure_future(self.call("WAIT", replicas, wait_ms))
+            try:
+                result = await ran
+            except BaseException as exc:
+                await asyncio.gather(acked, return_exceptions=True)
+                if isinstance(exc, ResponseError) and str(exc).startswith("NOSCRIPT"):
+                    continue  # not run: send it with its source
+                raise
+            return result, int(await acked)
+        raise ResponseError("NOSCRIPT after EVAL")
+
     async def close(self) -> None:
         """Close the connection; calls in flight fail."""
         task, self.task = self.task, None
@@ -222,13 +248,21 @@ class Subscriber:
 
     def subscribe(self, *channels: str) -> None:
         """Start receiving ``channels`` (nothing happens while the connection is closed)."""
-        if self.writer is not None:
-            self.writer.write(hiredis.pack_command(("SUBSCRIBE", *channels)))
+        self._send("SUBSCRIBE", "SSUBSCRIBE", channels)
 
     def unsubscribe(self, *channels: str) -> None:
         """Stop receiving ``channels``."""
-        if self.writer is not None:
-            self.writer.write(hiredis.pack_command(("UNSUBSCRIBE", *channels)))
+        self._send("UNSUBSCRIBE", "SUNSUBSCRIBE", channels)
+
+    def _send(self, classic: str, sharded: str, channels: Sequence[str]) -> None:
+        if self.writer is None:
+            return
+        shard = [c for c in channels if is_shard_channel(c)]
+        plain = [c for c in channels if not is_shard_channel(c)]
+        if plain:
+            self.writer.write(hiredis.pack_command((classic, *plain)))
+        if shard:
+            self.writer.write(hiredis.pack_command((sharded, *shard)))
 
     async def messages(self) -> list[tuple[str, str]]:
         """Wait for the next messages; return ``(channel, data)`` pairs in arrival order."""
@@ -241,7 +275,7 @@ class Subscriber:
                 raise ConnectionError("Redis closed the pub/sub connection")
             self.parser.feed(data)
             while (reply := self.parser.gets()) is not False:
-                if isinstance(reply, list) and len(reply) == 3 and reply[0] == "message":
+                if isinstance(reply, list) and len(reply) == 3 and reply[0] in ("message", "smessage"):
                     out.append((reply[1], reply[2]))
                 elif isinstance(reply, hiredis.ReplyError):
                     raise ResponseError(str(reply))

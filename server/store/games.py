@@ -9,10 +9,13 @@ from typing import Any
 from . import scripts
 from .base import StoreBase
 from .keys import LIVE_CHANNEL, game_channel, game_key
-from .records import ActionOutcome, GameRecord, RacerRecord
+from .records import ActionOutcome, GameRecord, RacerRecord, Unreplicated
 
 FOLLOW_TTL = 2 * 24 * 3600
 """Seconds a node's mark as a game's follower lasts, unless it follows the game again."""
+REPLICA_WAIT_MS = 1000
+"""How long a racer's action waits for its replicas (``--redis-wait-replicas``) before it is
+answered as unconfirmed."""
 
 __all__ = ["GameStore"]
 
@@ -44,14 +47,14 @@ class GameStore(StoreBase):
                     mapping={"name": name, "status": "playing", "changed": 1, **dict(summary)},
                 )
             pipe.rpush(game_key(game_id, "log"), first_event)
-            pipe.publish(game_channel(game_id), f"1|{self.origin}|{first_event}")
+            pipe.spublish(game_channel(game_id), f"1|{self.origin}|{first_event}")
             await pipe.execute()
         async with self.redis.pipeline(transaction=False) as pipe:
             for pid, _name in racers:
                 pipe.hset(f"player:{pid}", "game", game_id)
             pipe.zadd("live", {game_id: int(meta["start"])})
-            pipe.publish(LIVE_CHANNEL, "+" + game_id)
             await pipe.execute()
+        await self.redis.publish(LIVE_CHANNEL, "+" + game_id)
 
     async def game_state(self, game_id: str) -> str | None:
         """Return a game's state (``racing``, ``ended``), or ``None`` if no such game is kept."""
@@ -128,7 +131,14 @@ class GameStore(StoreBase):
         args: tuple[Any, ...] = (seen_version, based_on, op, move, event, self.origin, summary, status)
         if finished is not None:
             args += (finished,)
-        result, value = await self._pipeline.script(scripts.ACT, keys, args)
+        if not self.wait_replicas:
+            result, value = await self._pipeline.script(scripts.ACT, keys, args)
+            return ActionOutcome(result, value)
+        (result, value), acked = await self._pipeline.script_and_wait(
+            scripts.ACT, keys, args, self.wait_replicas, REPLICA_WAIT_MS
+        )
+        if result == "ok" and acked < self.wait_replicas:
+            raise Unreplicated(int(value), acked)
         return ActionOutcome(result, value)
 
     async def follow_game(self, game_id: str) -> None:

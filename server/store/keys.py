@@ -17,6 +17,7 @@ __all__ = [
     "game_event",
     "game_key",
     "game_of_channel",
+    "is_shard_channel",
     "live_change",
     "player_channel",
     "player_of_channel",
@@ -58,6 +59,12 @@ def board_channel(date: str, variant: str) -> str:
 def game_channel(game_id: str) -> str:
     """Return the pub/sub channel of a game's events."""
     return game_key(game_id, "ev")
+
+
+def is_shard_channel(channel: str) -> bool:
+    """Tell whether ``channel`` is a shard channel (``SPUBLISH``/``SSUBSCRIBE``): a game's,
+    whose events then pass only through the cluster node that owns the game's slot."""
+    return channel.startswith("{g:")
 
 
 def player_channel(player_id: str) -> str:

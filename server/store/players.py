@@ -74,10 +74,7 @@ class PlayerStore(StoreBase):
     async def notify_each(self, player_ids: Sequence[str], payload: Mapping[str, Any]) -> None:
         """Publish the same notice to several players, in one round trip."""
         text = json.dumps(payload)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for player_id in player_ids:
-                pipe.publish(player_channel(player_id), text)
-            await pipe.execute()
+        await self.publish_all([(player_channel(player_id), text) for player_id in player_ids])
 
     async def presence(self, player_id: str, delta: int) -> int:
         """Add ``delta`` to the player's open connections on this node; return their count on

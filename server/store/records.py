@@ -5,6 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from redis.exceptions import (
+    ClusterDownError,
+    MasterDownError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -15,6 +21,7 @@ __all__ = [
     "RacerRecord",
     "RatingRecord",
     "StoreError",
+    "Unreplicated",
     "Waiting",
 ]
 
@@ -24,8 +31,22 @@ UNREACHABLE: tuple[type[BaseException], ...] = (
     TimeoutError,
     RedisConnectionError,  # redis-py's own, not the builtin; also raised while Redis loads its data
     RedisTimeoutError,
+    ClusterDownError,  # a cluster failing over: some slot has no primary for a moment
+    MasterDownError,
+    TryAgainError,  # a slot being migrated: its keys are split between two nodes for a moment
+    SlotNotCoveredError,
 )
 """The errors that mean Redis could not be reached just now (the request may be retried)."""
+
+
+class Unreplicated(Exception):
+    """A racer's action was made on the primary, but fewer replicas than asked for confirmed
+    it in time: a failover could still lose it, so it is not acknowledged as made."""
+
+    def __init__(self, version: int, replicas: int) -> None:
+        super().__init__(f"the action (version {version}) reached {replicas} replica(s) only")
+        self.version = version
+        self.replicas = replicas
 
 
 class StoreError(RuntimeError):

@@ -51,7 +51,7 @@ else
 end
 redis.call('RPUSH', KEYS[4], ARGV[5])
 if redis.call('SCARD', KEYS[5]) ~= 1 or redis.call('SISMEMBER', KEYS[5], ARGV[6]) == 0 then
-  redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
+  redis.call('SPUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
 end
 return {'ok', tostring(ver)}
 """
@@ -79,7 +79,7 @@ if redis.call('HGET', KEYS[2], 'status') ~= 'playing' then return 0 end
 local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
 redis.call('HSET', KEYS[2], 'changed', ver, unpack(ARGV, 4))
 redis.call('RPUSH', KEYS[3], ARGV[1])
-redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[3] .. '|' .. ARGV[1])
+redis.call('SPUBLISH', ARGV[2], ver .. '|' .. ARGV[3] .. '|' .. ARGV[1])
 return ver
 """
 
@@ -89,7 +89,7 @@ if ARGV[7] and (redis.call('HGET', KEYS[1], 'paused') or '') ~= ARGV[7] then ret
 local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
 redis.call('HSET', KEYS[1], 'state', 'ended', 'ended', ARGV[3], 'standings', ARGV[4])
 redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('PUBLISH', ARGV[2], ver .. '|' .. ARGV[6] .. '|' .. ARGV[1])
+redis.call('SPUBLISH', ARGV[2], ver .. '|' .. ARGV[6] .. '|' .. ARGV[1])
 for i = 3, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])

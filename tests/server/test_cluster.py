@@ -63,14 +63,14 @@ from tests.server.test_store import (  # noqa: F401
 def redis_url(cluster_server: ClusterServer) -> str:
     """This module's tests run against the one-node cluster."""
     cluster_server.flush()
-    return cluster_server.url
+    return cluster_server.url.replace("redis://", "redis+cluster://").removesuffix("/0")
 
 
 SCRIPTS = {
     name: value for name, value in vars(scripts).items() if name.isupper() and "redis.call" in str(value)
 }
 CALL = re.compile(r"redis\.call\('(\w+)'(?:,\s*([^,)]+))?")
-NO_KEYS = {"PUBLISH"}  # takes a channel, not a key
+NO_KEYS = {"PUBLISH", "SPUBLISH"}  # take a channel, not a key
 
 
 def test_scripts_reach_only_the_keys_they_are_given() -> None:

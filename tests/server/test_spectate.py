@@ -449,7 +449,7 @@ async def test_a_move_is_published_only_while_another_node_follows_its_game(
     game = start["game"]
     listener = aioredis.Redis.from_url(redis_url, decode_responses=True)
     pubsub = listener.pubsub()
-    await pubsub.subscribe(game_channel(game))
+    await pubsub.ssubscribe(game_channel(game))  # a shard channel
     await pubsub.get_message(timeout=1)  # the subscription's confirmation
     board = Board.new("scorpion", DEAL)
     moves = [m for m in board.legal_moves() if not m.is_deal][:1]

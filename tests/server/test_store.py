@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from redis.exceptions import ResponseError
 
-from server.store import Store, StoreError
+from server.store import Store, StoreError, game_channel
 
 pytestmark = pytest.mark.asyncio
 
@@ -170,6 +170,28 @@ async def test_calls_in_flight_fail_with_a_connection_error_when_the_connection_
     with pytest.raises(ConnectionError):
         await asyncio.wait_for(blocked, 3)
     assert await pipeline.call("PING") == "PONG"
+    await store.close()
+
+
+async def test_a_games_channel_is_a_shard_channel_next_to_the_classic_ones(redis_url: str) -> None:
+    store = Store(redis_url)
+    subscriber = store.subscriber()
+    await subscriber.open()
+    subscriber.subscribe(game_channel("G1"), "live")
+    await asyncio.sleep(0.05)
+    await store.redis.publish(game_channel("G1"), "classic, not heard")
+    await store.redis.spublish(game_channel("G1"), "1|n|{}")
+    await store.redis.publish("live", "+G1")
+    received: list[tuple[str, str]] = []
+    while len(received) < 2:
+        received.extend(await asyncio.wait_for(subscriber.messages(), 3))
+    assert received == [(game_channel("G1"), "1|n|{}"), ("live", "+G1")]
+    subscriber.unsubscribe(game_channel("G1"))
+    await asyncio.sleep(0.05)
+    await store.redis.spublish(game_channel("G1"), "gone")
+    await store.redis.publish("live", "-G1")
+    assert await asyncio.wait_for(subscriber.messages(), 3) == [("live", "-G1")]
+    subscriber.close()
     await store.close()
 
 

@@ -1,0 +1,353 @@
+"""Redis Cluster: the URL form, the cluster client, its scripts, its move path and pub/sub.
+
+Everything that routes goes through redis-py's asyncio :class:`RedisCluster`: it keeps the
+slot map, follows ``MOVED`` and ``ASK`` redirects, and refreshes the map after a failover.
+This module adds what the store needs on top of it:
+
+* scripts run by their SHA1 and, on ``NOSCRIPT`` (a primary that never saw the script, or
+  a replica just promoted), by their source, which loads them on that primary;
+* the move path's optional wait for replicas, on the connection that made the write
+  (``WAIT`` counts only that connection's writes);
+* pub/sub: a game's channel is a shard channel (``SSUBSCRIBE`` on the primary that owns
+  the game's slot, as the library's slot map says); node-wide channels stay classic
+  pub/sub, which a cluster carries to every node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import hiredis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import NoScriptError, ResponseError
+
+from .keys import is_shard_channel
+
+__all__ = [
+    "CLUSTER_SCHEMES",
+    "ClusterCalls",
+    "ClusterScript",
+    "ClusterSubscriber",
+    "is_cluster_url",
+    "open_cluster",
+    "parse_cluster_url",
+]
+
+log = logging.getLogger("scorpion.store")
+
+CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
+RETRIES = 3
+"""Times the client tries a command again after a lost connection or a cluster that is
+down (a failover in progress), refreshing its slot map in between; with its backoff this
+rides out about a second before the error reaches the caller."""
+
+
+def is_cluster_url(url: str) -> bool:
+    """Tell whether ``url`` names a Redis Cluster (``redis+cluster://host:port,host:port``)."""
+    return url.startswith(CLUSTER_SCHEMES)
+
+
+def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
+    """Split a cluster URL into its seed nodes and the client's settings.
+
+    ``redis+cluster://[user:password@]host:port[,host:port...]`` (``rediss+cluster://`` for
+    TLS). A database other than 0 is refused: a cluster has only database 0.
+    """
+    if not is_cluster_url(url):
+        raise ValueError(f"not a cluster URL: {url!r}")
+    scheme, rest = url.split("://", 1)
+    credentials, _, hosts = rest.rpartition("@")
+    hosts, _, path = hosts.partition("/")
+    if path.strip("/") not in ("", "0"):
+        raise ValueError("a Redis Cluster has only database 0")
+    nodes = []
+    for part in hosts.split(","):
+        split = urlsplit(f"//{part}")
+        if not split.hostname:
+            raise ValueError(f"a cluster seed node needs a host: {part!r}")
+        try:
+            port = split.port or 6379
+        except ValueError as exc:
+            raise ValueError(f"bad port in cluster seed node {part!r}") from exc
+        nodes.append((split.hostname, port))
+    settings: dict[str, Any] = {"ssl": scheme == "rediss+cluster"}
+    if credentials:
+        user, colon, password = credentials.partition(":")
+        if colon:
+            settings.update(username=unquote(user) or None, password=unquote(password))
+        else:
+            settings["password"] = unquote(user)
+    return nodes, settings
+
+
+def open_cluster(url: str, timeout: float) -> RedisCluster:
+    """Return a cluster client for ``url``; it connects on first use."""
+    nodes, settings = parse_cluster_url(url)
+    return RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+        decode_responses=True,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        max_connections=2048,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.1), RETRIES),
+        **settings,
+    )
+
+
+class ClusterScript:
+    """A Lua script run on the cluster: by SHA1, and by source where a primary lacks it.
+
+    Called like redis-py's registered scripts: ``await script(keys=..., args=...)``, or
+    with ``client=`` a pipeline, where it is queued by source (a pipeline cannot fall back
+    on ``NOSCRIPT`` halfway).
+    """
+
+    def __init__(self, cluster: RedisCluster, source: str) -> None:
+        self.cluster = cluster
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    async def __call__(self, keys: Sequence[Any] = (), args: Sequence[Any] = (), client: Any = None) -> Any:
+        if client is not None:
+            return client.eval(self.source, len(keys), *keys, *args)
+        try:
+            return await self.cluster.evalsha(self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await self.cluster.eval(self.source, len(keys), *keys, *args)
+
+
+class ClusterCalls:
+    """The move path on a cluster: one script call on the primary of the game's slot.
+
+    With ``wait_replicas``, the call is followed, on the same connection, by ``WAIT`` for
+    that many replicas; :meth:`script` then returns the script's answer and how many
+    replicas confirmed the write.
+    """
+
+    def __init__(self, cluster: RedisCluster, timeout: float) -> None:
+        self.cluster = cluster
+        self.timeout = timeout
+        self.waiting: list[object] = []
+        """Calls sent and not answered (a count, as the single-endpoint pipeline keeps)."""
+
+    async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """Run a script by its SHA1 (by its source on ``NOSCRIPT``)."""
+        token = object()
+        self.waiting.append(token)
+        try:
+            return await ClusterScript(self.cluster, source)(keys, args)
+        finally:
+            self.waiting.remove(token)
+
+    async def script_and_wait(
+        self, source: str, keys: Sequence[str], args: Sequence[Any], replicas: int, wait_ms: int
+    ) -> tuple[Any, int]:
+        """Run a script, then ``WAIT replicas wait_ms`` on the same connection.
+
+        A redirect (the slot moved, or its primary changed) refreshes the library's slot map
+        and the pair is sent again to the new owner: a redirected script was not run.
+        """
+        token = object()
+        self.waiting.append(token)
+        sha = hashlib.sha1(source.encode()).hexdigest()
+        try:
+            for attempt in range(RETRIES + 1):
+                node = self.cluster.get_node_from_key(keys[0])
+                connection = node.acquire_connection()
+                try:
+                    commands = [("EVALSHA", sha, len(keys), *keys, *args), ("WAIT", replicas, wait_ms)]
+                    await connection.send_packed_command(connection.pack_commands(commands), False)
+                    answers = [await _reply(connection) for _ in commands]
+                finally:
+                    node.release(connection)
+                result, acked = answers
+                if isinstance(result, ResponseError) and str(result).startswith("NOSCRIPT"):
+                    await self.cluster.script_load(source)  # on every primary
+                    continue
+                if isinstance(result, ResponseError) and str(result).startswith(("MOVED", "ASK", "TRYAGAIN")):
+                    if attempt == RETRIES:
+                        raise result
+                    await self.cluster.nodes_manager.initialize()
+                    continue
+                if isinstance(result, Exception):
+                    raise result
+                return result, int(acked)
+            raise ResponseError("the script could not be run on the game's primary")
+        finally:
+            self.waiting.remove(token)
+
+    async def close(self) -> None:
+        """Nothing of its own to close: the cluster client holds the connections."""
+
+
+async def _reply(connection: Any) -> Any:
+    """Read one reply, handing back an error reply as its exception instead of raising it."""
+    try:
+        return await connection.read_response(disable_decoding=False)
+    except ResponseError as exc:
+        return exc
+
+
+class _ShardConnection:
+    """One pub/sub connection to one cluster node, read by its own task into a shared queue."""
+
+    def __init__(self, name: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.name = name
+        self.reader = reader
+        self.writer = writer
+        self.channels: set[str] = set()
+        self.leaving: set[str] = set()
+        """Channels this side unsubscribed: their ``sunsubscribe`` is expected."""
+
+    def send(self, *command: str) -> None:
+        self.writer.write(hiredis.pack_command(command))
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class ClusterSubscriber:
+    """Pub/sub on a cluster, with the interface of the single-endpoint subscriber.
+
+    Classic channels share one connection to any node. A shard channel is subscribed on the
+    primary that owns its slot. When that primary goes away, or the slot moves (the node
+    then ends the subscription with an unasked ``sunsubscribe``), :meth:`messages` raises:
+    the hub opens again, which refreshes the slot map, subscribes every channel again where
+    it now lives and reads what was missed from the games' logs.
+    """
+
+    def __init__(self, cluster: RedisCluster, settings: dict[str, Any]) -> None:
+        self.cluster = cluster
+        self.settings = settings
+        self.classic: _ShardConnection | None = None
+        self.shards: dict[str, _ShardConnection] = {}
+        self.queue: asyncio.Queue[tuple[str, str] | BaseException] = asyncio.Queue()
+        self.tasks: list[asyncio.Task[None]] = []
+        self.pending: set[asyncio.Task[None]] = set()
+
+    async def open(self) -> None:
+        """(Re)connect with a fresh slot map; no channel is subscribed afterwards."""
+        self.close()
+        self.queue = asyncio.Queue()
+        await self.cluster.nodes_manager.initialize()
+        node = self.cluster.get_random_node()
+        self.classic = await self._connect(node)
+
+    async def _connect(self, node: ClusterNode) -> _ShardConnection:
+        from .connection import _open
+
+        reader, writer = await _open({**self.settings, "host": node.host, "port": node.port})
+        link = _ShardConnection(node.name, reader, writer)
+        self.tasks.append(asyncio.get_running_loop().create_task(self._read(link)))
+        return link
+
+    def subscribe(self, *channels: str) -> None:
+        """Start receiving ``channels`` (written at once; a shard's connection may open first)."""
+        classic = [c for c in channels if not is_shard_channel(c)]
+        if classic and self.classic is not None:
+            self.classic.send("SUBSCRIBE", *classic)
+        by_node: dict[str, list[str]] = {}
+        for channel in channels:
+            if is_shard_channel(channel):
+                by_node.setdefault(self.cluster.get_node_from_key(channel).name, []).append(channel)
+        for name, wanted in by_node.items():
+            link = self.shards.get(name)
+            if link is not None:
+                link.channels.update(wanted)
+                link.send("SSUBSCRIBE", *wanted)
+            else:
+                self._later(self._open_shard(name, wanted))
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self.pending.add(task)
+        task.add_done_callback(self.pending.discard)
+
+    async def _open_shard(self, name: str, channels: list[str]) -> None:
+        try:
+            link = self.shards.get(name)
+            if link is None:
+                node = self.cluster.get_node(node_name=name)
+                if node is None:
+                    raise ConnectionError(f"cluster node {name} is not in the slot map")
+                link = await self._connect(node)
+                if name in self.shards:  # opened meanwhile by another subscription
+                    link.close()
+                    link = self.shards[name]
+                else:
+                    self.shards[name] = link
+            link.channels.update(channels)
+            link.send("SSUBSCRIBE", *channels)
+        except Exception as exc:
+            self.queue.put_nowait(ConnectionError(f"cannot subscribe on cluster node {name}: {exc}"))
+
+    def unsubscribe(self, *channels: str) -> None:
+        """Stop receiving ``channels``."""
+        classic = [c for c in channels if not is_shard_channel(c)]
+        if classic and self.classic is not None:
+            self.classic.send("UNSUBSCRIBE", *classic)
+        for link in self.shards.values():
+            mine = [c for c in channels if c in link.channels]
+            if mine:
+                link.channels.difference_update(mine)
+                link.leaving.update(mine)
+                link.send("SUNSUBSCRIBE", *mine)
+
+    async def _read(self, link: _ShardConnection) -> None:
+        parser = hiredis.Reader(encoding="utf-8")
+        try:
+            while True:
+                data = await link.reader.read(1 << 16)
+                if not data:
+                    raise ConnectionError(f"cluster node {link.name} closed the pub/sub connection")
+                parser.feed(data)
+                while (reply := parser.gets()) is not False:
+                    if isinstance(reply, hiredis.ReplyError):
+                        raise ResponseError(str(reply))
+                    if not isinstance(reply, list) or len(reply) != 3:
+                        continue
+                    kind, channel, data_ = reply
+                    if kind in ("message", "smessage"):
+                        self.queue.put_nowait((channel, data_))
+                    elif kind == "sunsubscribe":
+                        if channel in link.leaving:
+                            link.leaving.discard(channel)
+                        else:  # the slot moved, or its node stopped serving it
+                            raise ConnectionError(f"the shard channel {channel} moved")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.queue.put_nowait(exc)
+
+    async def messages(self) -> list[tuple[str, str]]:
+        """Wait for the next messages; return ``(channel, data)`` pairs in arrival order."""
+        if self.classic is None:
+            raise ConnectionError("the pub/sub connection is not open")
+        out: list[tuple[str, str]] = []
+        item = await self.queue.get()
+        while True:
+            if isinstance(item, BaseException):
+                raise item
+            out.append(item)
+            if self.queue.empty():
+                return out
+            item = self.queue.get_nowait()
+
+    def close(self) -> None:
+        """Close every connection."""
+        for task in [*self.tasks, *self.pending]:
+            task.cancel()
+        self.tasks, self.pending = [], set()
+        if self.classic is not None:
+            self.classic.close()
+        self.classic = None
+        for link in self.shards.values():
+            link.close()
+        self.shards = {}
