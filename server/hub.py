@@ -25,6 +25,9 @@ Listener = Callable[[str, str], None]
 
 RECONNECT_BACKOFF = (0.1, 2.0)
 """The first and the longest delay between reconnection attempts (doubling, jittered)."""
+CATCH_UP_ATTEMPTS = 20
+"""Times the events missed during a pub/sub outage are asked for before giving up (clients
+still find the gap, from the versions, and resume)."""
 OPEN_TIMEOUT = 2.0
 """Seconds one attempt to open the pub/sub connection may take."""
 
@@ -54,6 +57,8 @@ class Hub:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
+        for task in list(self._catching_up):
+            task.cancel()
         self.subscriber.close()
 
     async def subscribe(self, channel: str, listener: Listener) -> None:
@@ -87,10 +92,25 @@ class Hub:
                 self.subscriber.subscribe(*self.listeners)
             log.warning("pub/sub connection restored", extra={"channels": len(self.listeners)})
             for catch_up in list(self.on_reconnect):
-                task = asyncio.create_task(catch_up())
+                task = asyncio.create_task(self._catch_up(catch_up))
                 self._catching_up.add(task)
                 task.add_done_callback(self._caught_up)
             return
+
+    async def _catch_up(self, catch_up: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Read what was missed, trying again while storage is still partly away (a cluster
+        whose failed primary is not replaced yet)."""
+        delay = RECONNECT_BACKOFF[0]
+        for _attempt in range(CATCH_UP_ATTEMPTS - 1):
+            try:
+                return await catch_up()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("catching up after a reconnection failed; trying again: %s", exc)
+                await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+                delay = min(delay * 2, RECONNECT_BACKOFF[1])
+        await catch_up()
 
     def _caught_up(self, task: asyncio.Task[None]) -> None:
         self._catching_up.discard(task)

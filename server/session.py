@@ -24,10 +24,15 @@ from protocol.wire.codec import Format, encode
 from protocol.wire.flow import Credits, Flow
 from protocol.wire.message import Message
 
+from .store import UNREACHABLE
+
 __all__ = ["BROADCAST_BUFFER", "EventSource", "Session", "SessionLimits"]
 
 log = logging.getLogger("scorpion.session")
 _ids = itertools.count(1)
+MATERIALIZE_ATTEMPTS = 8
+"""Times a queued catch-up (a gap's events, a resync) is tried while storage is away: about
+ten seconds in all, with a growing delay."""
 BROADCAST_BUFFER = 64 * 1024
 """Bytes waiting in a socket's buffer above which a connection no longer takes broadcasts."""
 
@@ -218,7 +223,7 @@ class Session:
                 elif item[0] == "close":
                     await self.ws.close(item[1], item[2])
                     return
-                for message in await self._materialize(item):
+                for message in await self._materialize_patiently(item):
                     if isinstance(message, (bytes, str)):
                         await self.ws.send(message)  # a frame encoded once for every spectator
                         continue
@@ -240,6 +245,20 @@ class Session:
     ) -> list[Frame]:
         viewer = None if spectator else self.player
         return self.source.frames(game_id, version, event, viewer, self.fmt)
+
+    async def _materialize_patiently(self, item: tuple[Any, ...]) -> list[Frame]:
+        """Build an item's frames; what needs storage (a gap's events, a resync) waits for it
+        while it is away, in order, rather than failing the connection. After a long wait
+        the item is dropped: the client sees the gap in the versions and resumes."""
+        for attempt in range(MATERIALIZE_ATTEMPTS):
+            try:
+                return await self._materialize(item)
+            except UNREACHABLE:
+                if attempt == MATERIALIZE_ATTEMPTS - 1:
+                    log.warning("storage away: dropped a catch-up", extra={"session": self.id})
+                    return []
+                await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
+        return []
 
     async def _materialize(self, item: tuple[Any, ...]) -> list[Frame]:
         kind = item[0]

@@ -16,6 +16,7 @@ This module adds what the store needs on top of it:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 from collections.abc import Sequence
@@ -26,8 +27,9 @@ import hiredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import AskError, MovedError, NoScriptError, ResponseError, TryAgainError
 
+from .connection import NotSent, _open
 from .keys import is_shard_channel
 
 __all__ = [
@@ -138,50 +140,95 @@ class ClusterCalls:
         """Calls sent and not answered (a count, as the single-endpoint pipeline keeps)."""
 
     async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        """Run a script by its SHA1 (by its source on ``NOSCRIPT``)."""
-        token = object()
-        self.waiting.append(token)
-        try:
-            return await ClusterScript(self.cluster, source)(keys, args)
-        finally:
-            self.waiting.remove(token)
+        """Run a script by its SHA1 (by its source on ``NOSCRIPT``) on the primary of its slot."""
+        return (await self._run(source, keys, args, ()))[0]
 
     async def script_and_wait(
         self, source: str, keys: Sequence[str], args: Sequence[Any], replicas: int, wait_ms: int
     ) -> tuple[Any, int]:
-        """Run a script, then ``WAIT replicas wait_ms`` on the same connection.
+        """Run a script, then ``WAIT replicas wait_ms`` on the same connection; return the
+        script's answer and how many replicas confirmed the write."""
+        result, acked = await self._run(source, keys, args, ("WAIT", replicas, wait_ms))
+        return result, int(acked)
 
-        A redirect (the slot moved, or its primary changed) refreshes the library's slot map
-        and the pair is sent again to the new owner: a redirected script was not run.
+    async def _run(
+        self, source: str, keys: Sequence[str], args: Sequence[Any], then: tuple[Any, ...]
+    ) -> list[Any]:
+        """Send the script (and ``then``, when given) to the primary of the keys' slot.
+
+        Redirects are followed: ``MOVED`` (the slot has a new owner: the slot map is asked
+        for again), ``ASK`` (the slot is being migrated and the keys have gone: the next node
+        is asked, once), ``TRYAGAIN``, and ``NOSCRIPT`` (the script is loaded on every
+        primary). In each of these the script was not run, so sending it again is safe. A
+        lost connection is not retried: whether the script ran is unknown, and the caller
+        says so (the library's own retries would run a racer's action a second time).
         """
         token = object()
         self.waiting.append(token)
         sha = hashlib.sha1(source.encode()).hexdigest()
+        await self.cluster.initialize()  # once: the first call learns the slot map
+        node = self.cluster.get_node_from_key(keys[0])
+        asking = False
         try:
             for attempt in range(RETRIES + 1):
-                node = self.cluster.get_node_from_key(keys[0])
-                connection = node.acquire_connection()
-                try:
-                    commands = [("EVALSHA", sha, len(keys), *keys, *args), ("WAIT", replicas, wait_ms)]
-                    await connection.send_packed_command(connection.pack_commands(commands), False)
-                    answers = [await _reply(connection) for _ in commands]
-                finally:
-                    node.release(connection)
-                result, acked = answers
-                if isinstance(result, ResponseError) and str(result).startswith("NOSCRIPT"):
+                commands: list[tuple[Any, ...]] = [("ASKING",)] if asking else []
+                commands.append(("EVALSHA", sha, len(keys), *keys, *args))
+                if then:
+                    commands.append(then)
+                answers = await self._send(node, commands)
+                answers = answers[1:] if asking else answers
+                result = answers[0]
+                asking = False
+                if isinstance(result, NoScriptError):
                     await self.cluster.script_load(source)  # on every primary
-                    continue
-                if isinstance(result, ResponseError) and str(result).startswith(("MOVED", "ASK", "TRYAGAIN")):
+                elif isinstance(result, AskError):
+                    node = await self._node_at(result.host, result.port)
+                    asking = True
+                elif isinstance(result, (MovedError, TryAgainError)):
                     if attempt == RETRIES:
-                        raise result
+                        break
+                    await asyncio.sleep(0.05 * attempt)
                     await self.cluster.nodes_manager.initialize()
-                    continue
-                if isinstance(result, Exception):
+                    node = self.cluster.get_node_from_key(keys[0])
+                elif isinstance(result, Exception):
                     raise result
-                return result, int(acked)
-            raise ResponseError("the script could not be run on the game's primary")
+                else:
+                    return answers
+            raise TryAgainError("the game's slot kept moving: try again")
         finally:
             self.waiting.remove(token)
+
+    async def _send(self, node: ClusterNode, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """Send ``commands`` on one of the node's connections, in one write; read every reply.
+
+        A lost connection is dropped (its commands' outcome is unknown: the error is raised)
+        and the slot map asked for again, since the node may have failed.
+        """
+        connection = node.acquire_connection()
+        try:
+            if not connection.is_connected:
+                try:
+                    await connection.connect()
+                except Exception as exc:  # nothing was sent: Redis cannot have run it
+                    raise NotSent(f"cannot connect to cluster node {node.name}: {exc}") from exc
+            await connection.send_packed_command(connection.pack_commands(commands), False)
+            return [await _reply(connection) for _ in commands]
+        except BaseException:
+            await connection.disconnect()
+            with contextlib.suppress(Exception):
+                await self.cluster.nodes_manager.initialize()
+            raise
+        finally:
+            node.release(connection)
+
+    async def _node_at(self, host: str, port: int) -> ClusterNode:
+        node = self.cluster.get_node(host=host, port=port)
+        if node is None:
+            await self.cluster.nodes_manager.initialize()
+            node = self.cluster.get_node(host=host, port=port)
+        if node is None:
+            raise ConnectionError(f"the cluster sent the game's slot to an unknown node {host}:{port}")
+        return node
 
     async def close(self) -> None:
         """Nothing of its own to close: the cluster client holds the connections."""
@@ -230,7 +277,10 @@ class ClusterSubscriber:
         self.shards: dict[str, _ShardConnection] = {}
         self.queue: asyncio.Queue[tuple[str, str] | BaseException] = asyncio.Queue()
         self.tasks: list[asyncio.Task[None]] = []
-        self.pending: set[asyncio.Task[None]] = set()
+        self.opening: dict[str, asyncio.Task[None]] = {}
+        """Connections being opened, by node name."""
+        self.unopened: dict[str, set[str]] = {}
+        """Shard channels waiting for their node's connection to open."""
 
     async def open(self) -> None:
         """(Re)connect with a fresh slot map; no channel is subscribed afterwards."""
@@ -241,8 +291,6 @@ class ClusterSubscriber:
         self.classic = await self._connect(node)
 
     async def _connect(self, node: ClusterNode) -> _ShardConnection:
-        from .connection import _open
-
         reader, writer = await _open({**self.settings, "host": node.host, "port": node.port})
         link = _ShardConnection(node.name, reader, writer)
         self.tasks.append(asyncio.get_running_loop().create_task(self._read(link)))
@@ -262,29 +310,28 @@ class ClusterSubscriber:
             if link is not None:
                 link.channels.update(wanted)
                 link.send("SSUBSCRIBE", *wanted)
-            else:
-                self._later(self._open_shard(name, wanted))
+                continue
+            self.unopened.setdefault(name, set()).update(wanted)
+            if name not in self.opening:
+                task = asyncio.get_running_loop().create_task(self._open_shard(name))
+                self.opening[name] = task
+                task.add_done_callback(lambda _t, n=name: self.opening.pop(n, None))  # type: ignore[misc]
 
-    def _later(self, work: Any) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self.pending.add(task)
-        task.add_done_callback(self.pending.discard)
-
-    async def _open_shard(self, name: str, channels: list[str]) -> None:
+    async def _open_shard(self, name: str) -> None:
+        """Connect to a primary for the first shard channel it serves, then subscribe every
+        channel asked for meanwhile."""
         try:
-            link = self.shards.get(name)
-            if link is None:
-                node = self.cluster.get_node(node_name=name)
-                if node is None:
-                    raise ConnectionError(f"cluster node {name} is not in the slot map")
-                link = await self._connect(node)
-                if name in self.shards:  # opened meanwhile by another subscription
-                    link.close()
-                    link = self.shards[name]
-                else:
-                    self.shards[name] = link
-            link.channels.update(channels)
-            link.send("SSUBSCRIBE", *channels)
+            node = self.cluster.get_node(node_name=name)
+            if node is None:
+                raise ConnectionError(f"cluster node {name} is not in the slot map")
+            link = await self._connect(node)
+            self.shards[name] = link
+            wanted = self.unopened.pop(name, set())
+            if wanted:
+                link.channels.update(wanted)
+                link.send("SSUBSCRIBE", *wanted)
+        except asyncio.CancelledError:
+            raise
         except Exception as exc:
             self.queue.put_nowait(ConnectionError(f"cannot subscribe on cluster node {name}: {exc}"))
 
@@ -293,6 +340,8 @@ class ClusterSubscriber:
         classic = [c for c in channels if not is_shard_channel(c)]
         if classic and self.classic is not None:
             self.classic.send("UNSUBSCRIBE", *classic)
+        for waiting in self.unopened.values():
+            waiting.difference_update(channels)
         for link in self.shards.values():
             mine = [c for c in channels if c in link.channels]
             if mine:
@@ -342,9 +391,9 @@ class ClusterSubscriber:
 
     def close(self) -> None:
         """Close every connection."""
-        for task in [*self.tasks, *self.pending]:
+        for task in [*self.tasks, *self.opening.values()]:
             task.cancel()
-        self.tasks, self.pending = [], set()
+        self.tasks, self.opening, self.unopened = [], {}, {}
         if self.classic is not None:
             self.classic.close()
         self.classic = None

@@ -128,17 +128,21 @@ class GameStore(StoreBase):
         """
         tag = "{g:" + game_id + "}:"
         keys = (tag + "meta", tag + "p:" + player_id, tag + "m:" + player_id, tag + "log", tag + "nodes")
-        args: tuple[Any, ...] = (seen_version, based_on, op, move, event, self.origin, summary, status)
-        if finished is not None:
-            args += (finished,)
+        finishing = "" if finished is None else finished
+        args = (seen_version, based_on, op, move, event, self.origin, summary, status, finishing)
         if not self.wait_replicas:
             result, value = await self._pipeline.script(scripts.ACT, keys, args)
             return ActionOutcome(result, value)
-        (result, value), acked = await self._pipeline.script_and_wait(
-            scripts.ACT, keys, args, self.wait_replicas, REPLICA_WAIT_MS
+        reply, acked = await self._pipeline.script_and_wait(
+            scripts.ACT, keys, (*args, "1"), self.wait_replicas, REPLICA_WAIT_MS
         )
-        if result == "ok" and acked < self.wait_replicas:
-            raise Unreplicated(int(value), acked)
+        result, value = reply[0], reply[1]
+        if result == "ok":
+            if acked < self.wait_replicas:
+                raise Unreplicated(int(value), acked)
+            if reply[2] == "1":  # confirmed: now the other nodes may hear of it
+                text = event if isinstance(event, bytes) else event.encode()
+                await self.redis.spublish(game_channel(game_id), f"{value}|{self.origin}|".encode() + text)
         return ActionOutcome(result, value)
 
     async def follow_game(self, game_id: str) -> None:

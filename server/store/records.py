@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from redis.exceptions import (
     ClusterDownError,
+    ClusterError,
     MasterDownError,
     SlotNotCoveredError,
     TryAgainError,
@@ -35,6 +36,7 @@ UNREACHABLE: tuple[type[BaseException], ...] = (
     MasterDownError,
     TryAgainError,  # a slot being migrated: its keys are split between two nodes for a moment
     SlotNotCoveredError,
+    ClusterError,  # the cluster client gave up following redirects and failures ("TTL exhausted")
 )
 """The errors that mean Redis could not be reached just now (the request may be retried)."""
 

@@ -28,7 +28,11 @@ __all__ = [
 
 # The game's channel is derived from KEYS[1] ("{g:ID}:meta" -> "{g:ID}:ev"). KEYS[5] is the
 # set of nodes following the game: when it names only the origin (ARGV[6]), no other node
-# needs the event and it is not published (the origin has delivered it already).
+# needs the event and it is not published (the origin has delivered it already). ARGV[9] is
+# the finishing time ('' when the racer is still playing). With ARGV[10] '1' the event is not
+# published here but the answer's third part says whether it is to be: the caller publishes
+# it once replicas have confirmed the action (--redis-wait-replicas), so that no node hears
+# of an action a failover could still undo.
 ACT = """
 local meta = redis.call('HMGET', KEYS[1], 'state', 'ver')
 if meta[1] ~= 'racing' then return {'over', meta[1] or ''} end
@@ -44,13 +48,15 @@ redis.call('HSET', KEYS[1], 'ver', ver)
 if ARGV[3] == 'push' then
   redis.call('RPUSH', KEYS[3], ARGV[4])
 end
-if ARGV[9] then
+if ARGV[9] ~= '' then
   redis.call('HSET', KEYS[2], 'changed', ver, 'summary', ARGV[7], 'status', ARGV[8], 'finished', ARGV[9])
 else
   redis.call('HSET', KEYS[2], 'changed', ver, 'summary', ARGV[7], 'status', ARGV[8])
 end
 redis.call('RPUSH', KEYS[4], ARGV[5])
-if redis.call('SCARD', KEYS[5]) ~= 1 or redis.call('SISMEMBER', KEYS[5], ARGV[6]) == 0 then
+local publish = redis.call('SCARD', KEYS[5]) ~= 1 or redis.call('SISMEMBER', KEYS[5], ARGV[6]) == 0
+if ARGV[10] == '1' then return {'ok', tostring(ver), publish and '1' or '0'} end
+if publish then
   redis.call('SPUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
 end
 return {'ok', tostring(ver)}

@@ -234,7 +234,8 @@ class Racer:
                 if await self._was_applied():
                     index += 1
             else:
-                raise AssertionError(f"a racer got {answer}")
+                recent = [(a.kind, a.code) for a in self.answers[-6:]]
+                raise AssertionError(f"a racer got {answer} (its last answers: {recent})")
 
     def _accepted(self, version: int) -> None:
         self.acknowledged.append(version)
