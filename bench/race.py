@@ -268,12 +268,17 @@ class Round:
         )
 
 
-async def measure(pids: tuple[int, int], drive: Any, seconds: float) -> Round:
-    """Run one phase (``drive``, ``seconds`` long), measuring the CPU the server, Redis and
-    this process used per message."""
-    before = cpu_seconds(pids[0]), cpu_seconds(pids[1]), own_cpu_seconds()
+async def measure(pids: tuple[int, int | tuple[int, ...]], drive: Any, seconds: float) -> Round:
+    """Run one phase (``drive``, ``seconds`` long), measuring the CPU the server, Redis (all
+    its processes, for a cluster) and this process used per message."""
+    redis_pids = pids[1] if isinstance(pids[1], tuple) else (pids[1],)
+
+    def redis_cpu() -> float:
+        return sum(cpu_seconds(pid) for pid in redis_pids)
+
+    before = cpu_seconds(pids[0]), redis_cpu(), own_cpu_seconds()
     count, latencies, *errors = await drive
-    after = cpu_seconds(pids[0]), cpu_seconds(pids[1]), own_cpu_seconds()
+    after = cpu_seconds(pids[0]), redis_cpu(), own_cpu_seconds()
     cpu = tuple(1e6 * (b - a) / max(count, 1) for a, b in zip(before, after, strict=True))
     return Round(count, latencies, cpu, count / seconds, errors[0] if errors else 0)  # type: ignore[arg-type]
 
@@ -339,6 +344,12 @@ async def main() -> None:
         action="store_true",
         help="run the race server twice, on asyncio's loop and on uvloop, taking turns with the floor",
     )
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="race on a 3-primary Redis Cluster (one replica each) against the single Redis, "
+        "taking turns, and on the cluster again with --redis-wait-replicas 1",
+    )
     parser.add_argument("--serve-floor", metavar="REDIS_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_floor:
@@ -346,6 +357,9 @@ async def main() -> None:
         return
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if args.cluster:
+        await cluster_rounds(args)
+        return
 
     with tempfile.TemporaryDirectory() as tmp:
         redis = EmbeddedRedis(Path(tmp) / "redis", appendonly=True)
@@ -414,6 +428,80 @@ async def main() -> None:
         finally:
             for server, _ in servers.values():
                 stop_server(server)
+            await redis.stop()
+
+
+async def cluster_rounds(args: argparse.Namespace) -> None:
+    """The race server on one Redis and on a 3-primary cluster, in the same run, taking turns."""
+    from tests.valkey_cluster import ValkeyCluster
+
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = EmbeddedRedis(Path(tmp) / "redis", appendonly=True)
+        redis_url = await redis.start()
+        cluster = ValkeyCluster(
+            Path(tmp) / "cluster", primaries=3, replicas_per_primary=1, node_timeout_ms=5000
+        )
+        cluster.start()
+        print(f"machine: {machine()}")
+        print(
+            f"clients: {args.racers} racers ({args.client} clients) for {args.seconds:.0f} s each phase; "
+            "one Redis with AOF on a unix socket, against a cluster of 3 primaries and 3 replicas on "
+            "loopback TCP (AOF, fsync always)"
+        )
+        assert redis.process is not None
+        settings: dict[str, Any] = {
+            "test_deals": DEAL,
+            "countdown_seconds": 0.1,
+            "message_credits": 100000,
+            "race_time_limit": 3600,
+            "event_loop": args.event_loop,
+        }
+        servers = {
+            "one Redis": (start_server(redis_url, **settings), (redis.process.pid,)),
+        }
+        every = tuple(node.process.pid for node in cluster.nodes.values() if node.process is not None)
+        servers["cluster"] = (start_server(cluster.url, **settings), every)
+        servers["cluster, wait 1"] = (start_server(cluster.url, redis_wait_replicas=1, **settings), every)
+        primaries = [cluster.nodes[port].process.pid for port in cluster.current_primaries()]  # type: ignore[union-attr]
+        runs: dict[str, list[Round]] = {name: [] for name in servers}
+        primary_cpu: list[float] = []
+        try:
+            for round_number in range(1, args.rounds + 1):
+                print(f"round {round_number}:")
+                for name, ((server, port), pids) in servers.items():
+                    before = sum(cpu_seconds(pid) for pid in primaries)
+                    done = await measure(
+                        (server.pid, pids),
+                        drive_server(port, args.racers, args.seconds, args.client),
+                        args.seconds,
+                    )
+                    if name == "cluster":
+                        primary_cpu.append(
+                            1e6 * (sum(cpu_seconds(pid) for pid in primaries) - before) / max(done.count, 1)
+                        )
+                    runs[name].append(done)
+                    print(f"  {name:16s} {done.line('moves/s', 'move')}   errors {done.errors}")
+            single = runs["one Redis"]
+            for name in ("cluster", "cluster, wait 1"):
+                ratio = [r.rate / s.rate for r, s in zip(runs[name], single, strict=True)]
+                p99 = [r.p99 / s.p99 for r, s in zip(runs[name], single, strict=True)]
+                print(
+                    f"{name}: median of {args.rounds} rounds: throughput {spread(ratio)}x one Redis's "
+                    f"(goal >= 0.7 for the cluster), p99 {spread(p99)}x"
+                )
+            per_primary = statistics.median(primary_cpu)
+            server_us = statistics.median(r.cpu_us[0] for r in runs["cluster"])
+            print(
+                f"projection: the cluster's primaries spent {per_primary:.0f} us of CPU per move (median), "
+                f"so each added primary can take about {1e6 / per_primary:,.0f} moves/s more, one core "
+                f"each, given server nodes to send them (a server node spends {server_us:.0f} us a move: "
+                f"about {1e6 / server_us:,.0f} moves/s a core)"
+            )
+            print(f"load average after: {os.getloadavg()}")
+        finally:
+            for (server, _), _pids in servers.values():
+                stop_server(server)
+            cluster.stop()
             await redis.stop()
 
 

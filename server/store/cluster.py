@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -256,6 +256,11 @@ class _ShardConnection:
     def send(self, *command: str) -> None:
         self.writer.write(hiredis.pack_command(command))
 
+    def send_each(self, command: str, channels: Iterable[str]) -> None:
+        """One command a channel: shard channels of several slots in one command are refused
+        (CROSSSLOT), even on the node that serves all of them."""
+        self.writer.write(b"".join(hiredis.pack_command((command, channel)) for channel in channels))
+
     def close(self) -> None:
         self.writer.close()
 
@@ -309,7 +314,7 @@ class ClusterSubscriber:
             link = self.shards.get(name)
             if link is not None:
                 link.channels.update(wanted)
-                link.send("SSUBSCRIBE", *wanted)
+                link.send_each("SSUBSCRIBE", wanted)
                 continue
             self.unopened.setdefault(name, set()).update(wanted)
             if name not in self.opening:
@@ -329,7 +334,7 @@ class ClusterSubscriber:
             wanted = self.unopened.pop(name, set())
             if wanted:
                 link.channels.update(wanted)
-                link.send("SSUBSCRIBE", *wanted)
+                link.send_each("SSUBSCRIBE", wanted)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -347,7 +352,7 @@ class ClusterSubscriber:
             if mine:
                 link.channels.difference_update(mine)
                 link.leaving.update(mine)
-                link.send("SUNSUBSCRIBE", *mine)
+                link.send_each("SUNSUBSCRIBE", mine)
 
     async def _read(self, link: _ShardConnection) -> None:
         parser = hiredis.Reader(encoding="utf-8")
