@@ -32,7 +32,8 @@ async def _open(settings: Mapping[str, Any]) -> tuple[asyncio.StreamReader, asyn
     if "path" in settings:
         reader, writer = await asyncio.open_unix_connection(settings["path"])
     else:
-        tls = ssl.create_default_context() if settings.get("connection_class") is SSLConnection else None
+        secure = settings.get("connection_class") is SSLConnection or settings.get("ssl")  # URL, or cluster's
+        tls = ssl.create_default_context() if secure else None
         reader, writer = await asyncio.open_connection(
             settings.get("host", "localhost"), settings.get("port", 6379), ssl=tls
         )

@@ -52,16 +52,25 @@ async def test_a_dropped_racer_resumes_with_exactly_the_missed_events(
     assert batch["v"] == versions[-1]
 
 
+async def local_race(
+    local_node: Any, open_client: Any
+) -> tuple[Any, Client, Client, dict[str, Any], dict[str, Any]]:
+    """Start an in-process node and a race of Ann and Bob on it; return the node, both
+    clients and both racers' ``race_started``."""
+    node = await local_node(test_deals=str(DEAL))
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    _room, start, bob_start = await start_race(ann, bob)
+    return node, ann, bob, start, bob_start
+
+
 async def test_a_racer_whose_answer_jumps_over_events_it_was_not_sent_gets_them_first(
     local_node: Any, open_client: Any
 ) -> None:
     # Bob's moves never reach Ann's connection (as when another node's events are lost to a
     # pub/sub outage); Ann's next answer is a version past them, so they are read from the
     # log and sent to her, in order, before that answer.
-    node = await local_node(test_deals=str(DEAL))
-    ann: Client = await open_client(node, "Ann")
-    bob: Client = await open_client(node, "Bob")
-    _room, start, bob_start = await start_race(ann, bob)
+    node, ann, bob, start, bob_start = await local_race(local_node, open_client)
     game_id = start["game"]
     live = node.server.node.race.games[game_id]
     session = next(s for s in live.listeners if s.player == ann.player)
@@ -380,10 +389,7 @@ async def test_a_racer_whose_node_dies_and_who_comes_back_in_time_races_on(
 async def test_an_action_whose_commit_got_no_answer_leaves_no_stale_board_behind(
     local_node: Any, open_client: Any
 ) -> None:
-    node = await local_node(test_deals=str(DEAL))
-    ann: Client = await open_client(node, "Ann")
-    bob: Client = await open_client(node, "Bob")
-    _room, start, _ = await start_race(ann, bob)
+    node, ann, _bob, start, _ = await local_race(local_node, open_client)
     store = node.server.store
     real_act = store.act
     calls = 0
@@ -457,10 +463,7 @@ async def test_a_killed_node_leaves_no_solver_process_behind(
 async def test_a_race_whose_last_action_was_stored_but_never_confirmed_still_ends(
     local_node: Any, open_client: Any
 ) -> None:
-    node = await local_node(test_deals=str(DEAL))
-    ann: Client = await open_client(node, "Ann")
-    bob: Client = await open_client(node, "Bob")
-    _room, start, bob_start = await start_race(ann, bob)
+    node, ann, bob, start, bob_start = await local_race(local_node, open_client)
     game = start["game"]
     resigned = await bob.request({"type": "resign", "game": game, "v": bob_start["v"]})
     assert resigned["type"] == "accepted", resigned
