@@ -12,6 +12,7 @@ import socket
 import subprocess
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -108,23 +109,39 @@ def deployment(start_node: NodeFactory, tmp_path: Path) -> Iterator[tuple[list[N
         balancer.stop()
 
 
+def compose_settings(compose: str) -> dict[str, dict[str, str]]:
+    """Each service's ``SCORPION_*`` settings in ``docker-compose.yml``, by service name."""
+    services: dict[str, dict[str, str]] = {}
+    service = None
+    for line in compose.splitlines():
+        named = re.match(r"^  ([a-z0-9-]+):\s*(&\S+)?$", line)
+        if named:
+            service = named.group(1)
+            continue
+        setting = re.match(r"^\s+(SCORPION_[A-Z_]+):\s*(.*)$", line)
+        if setting and service is not None:
+            services.setdefault(service, {})[setting.group(1)] = setting.group(2).strip().strip('"')
+    return services
+
+
 def test_the_compose_file_only_sets_settings_the_server_reads() -> None:
-    compose = (ROOT / "docker-compose.yml").read_text()
-    names = set(re.findall(r"\b(SCORPION_[A-Z_]+):", compose))
-    assert {"SCORPION_REDIS_URL", "SCORPION_NODE_ID"} <= names
-    environ = {
-        "SCORPION_REDIS_URL": "redis://valkey:6379/0",
-        "SCORPION_NODE_ID": "server-a",
-        "SCORPION_LOG_FORMAT": "json",
-    }
-    assert names <= set(environ), f"the compose file sets settings this test does not know: {names}"
-    config = load_config([], environ)
-    assert config.redis_url == "redis://valkey:6379/0"
-    assert config.node_id == "server-a" and config.log_format == "json"
-    assert config != Config()
-    # The image listens where the balancer looks for it.
+    services = compose_settings((ROOT / "docker-compose.yml").read_text())
+    assert {"server-a", "server-b", "cluster-server-a", "cluster-server-b"} <= set(services)
+    known = {"SCORPION_" + item.name.upper() for item in fields(Config)}
+    for service, environ in services.items():
+        assert set(environ) <= known, f"{service} sets unknown settings: {set(environ) - known}"
+        config = load_config([], environ)  # a malformed value raises here
+        assert config.node_id == service and config.log_format == "json"
+        assert config.redis_url == environ["SCORPION_REDIS_URL"]
+        assert config != Config()
+    assert services["server-a"]["SCORPION_REDIS_URL"] == "redis://valkey:6379/0"
+    cluster = load_config([], services["cluster-server-a"])
+    assert cluster.redis_url is not None and cluster.redis_url.startswith("redis+cluster://")
+    assert cluster.redis_wait_replicas == 1
+    # The image listens where the balancers look for it.
     assert '"--port", "8765"' in (ROOT / "Dockerfile").read_text()
     assert "server-a:8765" in (ROOT / "deploy" / "haproxy.cfg").read_text()
+    assert "cluster-server-a:8765" in (ROOT / "deploy" / "cluster" / "haproxy.cfg").read_text()
 
 
 def test_the_image_build_copies_every_file_the_package_build_reads() -> None:

@@ -15,7 +15,7 @@ from client.identity import TokenStore
 from client.tui import ScorpionApp
 from client.tui.render import render_standings
 from protocol.game import Board, move_from_json, player_view
-from protocol.wire.message import MatchFound, RaceEnded, RaceStarted, RatingChange
+from protocol.wire.message import MatchFound, RaceStarted, RatingChange
 from tests.client.conftest import ClientFactory, NodeFactory, start_race
 from tests.client.test_cli import run_cli
 from tests.client.test_tui import until
@@ -43,7 +43,7 @@ async def rated_quick_match(
     await ann.move(move)  # Ann plays on and is still playing when Bob gives up
     await bob.resign()
     await ann.resign()
-    await ann.wait_for(RaceEnded, timeout=10, game=started.game)
+    await ann.race_ended(started.game, timeout=10)
     return ann, bob, started.game
 
 
@@ -170,7 +170,7 @@ async def test_an_unrated_quick_match_sends_no_rating_change(
         await bob.wait_for(RaceStarted, timeout=10, game=started.game)
     await bob.resign()
     await ann.resign()
-    await ann.wait_for(RaceEnded, timeout=10, game=started.game)
+    await ann.race_ended(started.game, timeout=10)
     with pytest.raises(TimeoutError):
         await ann.rating_change(started.game, timeout=1.5)
 
