@@ -66,3 +66,19 @@ def test_matchmaking_benchmark_matches_the_burst_and_the_flow_and_rates_races() 
     assert re.search(r"flow: wait-to-match p50 [\d.]+ s", out), out
     for size in (2, 8):
         assert re.search(rf"rating a race of {size}: wall p50 [\d.]+ ms", out), out
+
+
+def test_race_benchmark_races_on_one_redis_and_on_the_cluster_taking_turns() -> None:
+    settings = ["--cluster", "--racers", "4", "--seconds", "0.5", "--rounds", "1"]
+    out = run_bench("race.py", *settings)
+    for name in ("one Redis", "cluster", "cluster, wait 1"):
+        found = re.search(rf"^  {re.escape(name)} +.*?(\d+) moves/s.*errors (\d+)$", out, re.M)
+        assert found and int(found.group(1)) > 0 and found.group(2) == "0", out
+    assert re.search(r"each added primary can take about [\d,]+ moves/s more", out), out
+
+
+def test_cluster_client_benchmark_commits_actions_through_each_installed_client() -> None:
+    out = run_bench("cluster_client.py", "--racers", "4", "--seconds", "0.5", "--rounds", "1")
+    rows = re.findall(r"^  (redis-py|valkey-glide) +([\d,]+) actions/s .* failures (\d+)$", out, re.M)
+    assert ("redis-py", "0") in [(client, failures) for client, _, failures in rows], out
+    assert all(int(rate.replace(",", "")) > 0 and failures == "0" for _, rate, failures in rows), out

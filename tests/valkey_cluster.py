@@ -27,10 +27,11 @@ SlotMap = list[tuple[int, int, int, tuple[int, ...]]]
 class ValkeyNode(RedisServer):
     """One cluster-enabled valkey-server on a loopback port, persisting with an fsynced AOF."""
 
-    def __init__(self, directory: Path, port: int, node_timeout_ms: int) -> None:
+    def __init__(self, directory: Path, port: int, node_timeout_ms: int, appendfsync: str = "always") -> None:
         super().__init__(directory)
         self.port = port
         self.node_timeout_ms = node_timeout_ms
+        self.appendfsync = appendfsync
 
     @property
     def url(self) -> str:
@@ -53,7 +54,7 @@ class ValkeyNode(RedisServer):
         ]  # fmt: skip
 
     def persistence(self) -> list[str]:
-        return ["--save", "", "--appendonly", "yes", "--appendfsync", "always"]
+        return ["--save", "", "--appendonly", "yes", "--appendfsync", self.appendfsync]
 
     def start(self) -> None:
         super().start()
@@ -89,12 +90,20 @@ class ValkeyCluster:
     """``primaries`` primaries with ``replicas_per_primary`` replicas each, on 127.0.0.1."""
 
     def __init__(
-        self, directory: Path, primaries: int = 3, replicas_per_primary: int = 1, node_timeout_ms: int = 1000
+        self,
+        directory: Path,
+        primaries: int = 3,
+        replicas_per_primary: int = 1,
+        node_timeout_ms: int = 1000,
+        appendfsync: str = "always",
     ) -> None:
         self.directory = Path(directory)
         self.primaries = primaries
         self.replicas_per_primary = replicas_per_primary
         self.node_timeout_ms = node_timeout_ms
+        self.appendfsync = appendfsync
+        """Each node's ``appendfsync``: ``always`` for the tests' durability checks, ``everysec``
+        to compare with a server persisting as the embedded one does."""
         self.nodes: dict[int, ValkeyNode] = {}
         self.primary_ports: list[int] = []
         """The ports of the nodes started as primaries (a failover does not change it)."""
@@ -112,7 +121,9 @@ class ValkeyCluster:
         self.primary_ports = ports[: self.primaries]
         try:
             for port in ports:
-                node = ValkeyNode(self.directory / f"node-{port}", port, self.node_timeout_ms)
+                node = ValkeyNode(
+                    self.directory / f"node-{port}", port, self.node_timeout_ms, self.appendfsync
+                )
                 self.nodes[port] = node
                 node.start()
             for epoch, port in enumerate(ports, 1):  # distinct epochs: no collision to resolve
