@@ -85,15 +85,19 @@ async def setup_games(url: str, games: list[str]) -> None:
 
 async def redis_py_caller(url: str) -> tuple[Any, Any]:
     """The store's move-path call on a cluster, through redis-py."""
-    from server.store.cluster import ClusterCalls, open_cluster
+    from server.store.cluster import ClusterCalls, open_cluster, parse_cluster_url
 
     cluster = open_cluster(url, 2.0)
-    calls = ClusterCalls(cluster, 2.0)
+    calls = ClusterCalls(cluster, 2.0, parse_cluster_url(url)[1])
 
     async def act(game: str, version: int) -> Any:
         return await calls.script(scripts.ACT, keys_of(game), arguments(version))
 
-    return act, cluster.aclose
+    async def close() -> None:
+        await calls.close()
+        await cluster.aclose()
+
+    return act, close
 
 
 async def glide_caller(url: str) -> tuple[Any, Any]:

@@ -48,7 +48,9 @@ class StoreBase:
         if is_cluster_url(url):
             self.cluster = open_cluster(url, COMMAND_TIMEOUT)
             self.redis = cast(aioredis.Redis, self.cluster)  # the same commands, routed by slot
-            self._pipeline: _Pipeline | ClusterCalls = ClusterCalls(self.cluster, COMMAND_TIMEOUT)
+            self._pipeline: _Pipeline | ClusterCalls = ClusterCalls(
+                self.cluster, COMMAND_TIMEOUT, parse_cluster_url(url)[1]
+            )
             self.health = StoreHealth(self._probe_cluster)
         else:
             # A pool large enough for a burst (hundreds of hellos at once); redis-py's default
@@ -131,7 +133,7 @@ class StoreBase:
     @property
     def calls_waiting(self) -> int:
         """Count the move path's commands sent to Redis and not answered yet."""
-        return len(self._pipeline.waiting)
+        return self._pipeline.pending
 
     def subscriber(self) -> Subscriber | ClusterSubscriber:
         """Return a new (not yet open) pub/sub connection."""

@@ -27,9 +27,16 @@ import hiredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
-from redis.exceptions import AskError, MovedError, NoScriptError, ResponseError, TryAgainError
+from redis.exceptions import (
+    ClusterDownError,
+    MasterDownError,
+    NoScriptError,
+    ResponseError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 
-from .connection import NotSent, _open
+from .connection import _open, _Pipeline
 from .keys import is_shard_channel
 
 __all__ = [
@@ -128,16 +135,29 @@ class ClusterScript:
 class ClusterCalls:
     """The move path on a cluster: one script call on the primary of the game's slot.
 
-    With ``wait_replicas``, the call is followed, on the same connection, by ``WAIT`` for
-    that many replicas; :meth:`script` then returns the script's answer and how many
-    replicas confirmed the write.
+    Each primary gets the move path's pipelined connection of one Redis (calls packed by
+    hiredis, written once a loop turn, replies paired in order), so a move costs the node
+    the same on a cluster as on one Redis; the library's slot map says which primary a
+    game's keys live on. With ``wait_replicas``, the call is followed, on the same
+    connection, by ``WAIT`` for that many replicas; :meth:`script_and_wait` then returns
+    the script's answer and how many replicas confirmed the write.
     """
 
-    def __init__(self, cluster: RedisCluster, timeout: float) -> None:
+    def __init__(self, cluster: RedisCluster, timeout: float, settings: dict[str, Any] | None = None) -> None:
         self.cluster = cluster
         self.timeout = timeout
-        self.waiting: list[object] = []
-        """Calls sent and not answered (a count, as the single-endpoint pipeline keeps)."""
+        self.settings = settings or {}
+        """How to reach a node besides its address: TLS and credentials (the cluster URL's)."""
+        self.pipelines: dict[str, _Pipeline] = {}
+        """One pipelined connection a node, by the node's name (``host:port``)."""
+        self.shas: dict[str, str] = {}
+        self.mapped = False
+        """Whether the slot map has been read (the first call reads it)."""
+
+    @property
+    def pending(self) -> int:
+        """Count the calls sent and not answered, over every node."""
+        return sum(pipeline.pending for pipeline in self.pipelines.values())
 
     async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """Run a script by its SHA1 (by its source on ``NOSCRIPT``) on the primary of its slot."""
@@ -163,63 +183,80 @@ class ClusterCalls:
         lost connection is not retried: whether the script ran is unknown, and the caller
         says so (the library's own retries would run a racer's action a second time).
         """
-        token = object()
-        self.waiting.append(token)
-        sha = hashlib.sha1(source.encode()).hexdigest()
-        await self.cluster.initialize()  # once: the first call learns the slot map
-        node = self.cluster.get_node_from_key(keys[0])
+        sha = self.shas.get(source)
+        if sha is None:
+            sha = self.shas[source] = hashlib.sha1(source.encode()).hexdigest()
+        if not self.mapped:
+            await self.cluster.initialize()  # once: the first call learns the slot map
+            self.mapped = True
+        node = self._primary_of(keys[0])
         asking = False
-        try:
-            for attempt in range(RETRIES + 1):
-                commands: list[tuple[Any, ...]] = [("ASKING",)] if asking else []
-                commands.append(("EVALSHA", sha, len(keys), *keys, *args))
-                if then:
-                    commands.append(then)
-                answers = await self._send(node, commands)
-                answers = answers[1:] if asking else answers
-                result = answers[0]
-                asking = False
-                if isinstance(result, NoScriptError):
-                    await self.cluster.script_load(source)  # on every primary
-                elif isinstance(result, AskError):
-                    node = await self._node_at(result.host, result.port)
-                    asking = True
-                elif isinstance(result, (MovedError, TryAgainError)):
-                    if attempt == RETRIES:
-                        break
-                    await asyncio.sleep(0.05 * attempt)
-                    await self.cluster.nodes_manager.initialize()
-                    node = self.cluster.get_node_from_key(keys[0])
-                elif isinstance(result, Exception):
-                    raise result
-                else:
-                    return answers
-            raise TryAgainError("the game's slot kept moving: try again")
-        finally:
-            self.waiting.remove(token)
+        for attempt in range(RETRIES + 1):
+            commands: list[tuple[Any, ...]] = [("ASKING",)] if asking else []
+            commands.append(("EVALSHA", sha, len(keys), *keys, *args))
+            if then:
+                commands.append(then)
+            answers = await self._send(node, commands)
+            answers = answers[1:] if asking else answers
+            result = answers[0]
+            asking = False
+            if not isinstance(result, ResponseError):
+                return answers
+            kind, _, detail = str(result).partition(" ")
+            if kind == "NOSCRIPT":
+                await self.cluster.script_load(source)  # on every primary
+            elif kind == "ASK":
+                host, _, port = detail.rpartition(" ")[2].rpartition(":")
+                node = await self._node_at(host, int(port))
+                asking = True
+            elif kind in ("MOVED", "TRYAGAIN"):
+                if attempt == RETRIES:
+                    break
+                await asyncio.sleep(0.05 * attempt)
+                await self.cluster.nodes_manager.initialize()
+                node = self._primary_of(keys[0])
+            elif kind == "CLUSTERDOWN":
+                raise ClusterDownError(detail)  # failing over: the script did not run
+            elif kind == "MASTERDOWN":
+                raise MasterDownError(detail)
+            else:
+                raise result
+        raise TryAgainError("the game's slot kept moving: try again")
+
+    def _primary_of(self, key: str) -> ClusterNode:
+        """The primary that serves ``key``'s slot, as the library's slot map says."""
+        node = self.cluster.get_node_from_key(key)
+        if node is None:
+            raise SlotNotCoveredError(f"no primary serves the slot of {key!r} for now")
+        return node
 
     async def _send(self, node: ClusterNode, commands: list[tuple[Any, ...]]) -> list[Any]:
-        """Send ``commands`` on one of the node's connections, in one write; read every reply.
+        """Send ``commands`` back to back on the node's pipelined connection; return every
+        reply, an error reply as its ``ResponseError``.
 
-        A lost connection is dropped (its commands' outcome is unknown: the error is raised)
-        and the slot map asked for again, since the node may have failed.
+        A lost connection raises (its commands' outcome is unknown; :class:`NotSent` where
+        they were never written) and the slot map is asked for again, since the node may
+        have failed.
         """
-        connection = node.acquire_connection()
-        try:
-            if not connection.is_connected:
-                try:
-                    await connection.connect()
-                except Exception as exc:  # nothing was sent: Redis cannot have run it
-                    raise NotSent(f"cannot connect to cluster node {node.name}: {exc}") from exc
-            await connection.send_packed_command(connection.pack_commands(commands), False)
-            return [await _reply(connection) for _ in commands]
-        except BaseException:
-            await connection.disconnect()
+        pipeline = self.pipelines.get(node.name)
+        if pipeline is None:
+            settings = {**self.settings, "host": node.host, "port": node.port}
+            pipeline = self.pipelines[node.name] = _Pipeline(settings, self.timeout)
+        futures = await pipeline.send(commands)
+        answers: list[Any] = []
+        lost: BaseException | None = None
+        for future in futures:
+            try:
+                answers.append(await future)
+            except ResponseError as exc:
+                answers.append(exc)
+            except Exception as exc:  # the connection: every later reply is lost with it
+                lost = lost or exc
+        if lost is not None:
             with contextlib.suppress(Exception):
                 await self.cluster.nodes_manager.initialize()
-            raise
-        finally:
-            node.release(connection)
+            raise lost
+        return answers
 
     async def _node_at(self, host: str, port: int) -> ClusterNode:
         node = self.cluster.get_node(host=host, port=port)
@@ -231,15 +268,10 @@ class ClusterCalls:
         return node
 
     async def close(self) -> None:
-        """Nothing of its own to close: the cluster client holds the connections."""
-
-
-async def _reply(connection: Any) -> Any:
-    """Read one reply, handing back an error reply as its exception instead of raising it."""
-    try:
-        return await connection.read_response(disable_decoding=False)
-    except ResponseError as exc:
-        return exc
+        """Close every node's pipelined connection; calls in flight fail."""
+        pipelines, self.pipelines = self.pipelines, {}
+        for pipeline in pipelines.values():
+            await pipeline.close()
 
 
 class _ShardConnection:

@@ -81,9 +81,10 @@ class _Pipeline:
     with :class:`NotSent`: those, Redis has certainly not carried out.
     """
 
-    def __init__(self, url: str, timeout: float) -> None:
+    def __init__(self, url: str | Mapping[str, Any], timeout: float) -> None:
         self.timeout = timeout
-        self.settings = parse_url(url)
+        self.settings = parse_url(url) if isinstance(url, str) else dict(url)
+        """How to connect: a URL's settings as redis-py parses them, or a cluster node's."""
         self.writer: asyncio.StreamWriter | None = None
         self.waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
         self.outgoing: list[bytes] = []
@@ -178,6 +179,28 @@ class _Pipeline:
             loop.call_soon(self._flush)
         self.outgoing.append(hiredis.pack_command(args))
         return await future
+
+    async def send(self, commands: Sequence[Sequence[Any]]) -> list[asyncio.Future[Any]]:
+        """Queue ``commands`` back to back, with nothing between them (``ASKING`` and the
+        command it allows, a script and its ``WAIT``); return their replies' futures, in order.
+
+        An error reply sets its future's exception to ``ResponseError``; a lost connection,
+        every future's.
+        """
+        if self.writer is None:
+            await self._connect()
+        loop = asyncio.get_running_loop()
+        futures = [loop.create_future() for _ in commands]
+        self.waiting.extend(futures)
+        if not self.outgoing:
+            loop.call_soon(self._flush)
+        self.outgoing.extend(hiredis.pack_command(tuple(command)) for command in commands)
+        return futures
+
+    @property
+    def pending(self) -> int:
+        """Count the calls sent (or queued) and not answered yet."""
+        return len(self.waiting)
 
     def _flush(self) -> None:
         outgoing, self.outgoing = self.outgoing, []
