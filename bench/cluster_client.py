@@ -7,10 +7,13 @@ come back, with the server's real act script (``server.store.scripts.ACT``): the
 of one slot, a 1.5 KB event appended to the game's log and published on its shard
 channel, the versions checked and bumped.
 
-The two clients take turns, each in a process of its own, round after round:
+The clients take turns, each in a process of its own, round after round:
 
-* ``redis-py``: the store's own move path on a cluster (``server.store.cluster``'s
-  ``ClusterCalls`` on redis-py's asyncio ``RedisCluster``), as a server node runs it;
+* ``store``: the store's own move path on a cluster (``server.store.cluster``'s
+  ``ClusterCalls``: a pipelined connection per primary, routed by redis-py's slot map), as
+  a server node runs it;
+* ``redis-py``: redis-py's asyncio ``RedisCluster.evalsha`` (its connection pools, parser
+  and retries);
 * ``valkey-glide``: ``GlideClusterClient.invoke_script`` with the same script, keys and
   arguments (``pip install valkey-glide``; without it, its rounds are left out).
 
@@ -45,7 +48,7 @@ from support import machine, percentile  # noqa: E402
 
 from server.store import scripts  # noqa: E402
 
-CLIENTS = ("redis-py", "valkey-glide")
+CLIENTS = ("store", "redis-py", "valkey-glide")
 EVENT = "x" * 1500
 """A stored event of the size a move's is (the racer's view and summary)."""
 SUMMARY = '{"runs":0,"score":0,"moves":1}'
@@ -83,8 +86,9 @@ async def setup_games(url: str, games: list[str]) -> None:
         await cluster.aclose()
 
 
-async def redis_py_caller(url: str) -> tuple[Any, Any]:
-    """The store's move-path call on a cluster, through redis-py."""
+async def store_caller(url: str) -> tuple[Any, Any]:
+    """The store's move-path call on a cluster: a pipelined connection per primary, routed by
+    redis-py's slot map."""
     from server.store.cluster import ClusterCalls, open_cluster, parse_cluster_url
 
     cluster = open_cluster(url, 2.0)
@@ -98,6 +102,23 @@ async def redis_py_caller(url: str) -> tuple[Any, Any]:
         await cluster.aclose()
 
     return act, close
+
+
+async def redis_py_caller(url: str) -> tuple[Any, Any]:
+    """The same call through redis-py's ``RedisCluster.evalsha`` (its pool, parser and retries)."""
+    import hashlib
+
+    from server.store.cluster import open_cluster
+
+    cluster = open_cluster(url, 2.0)
+    sha = hashlib.sha1(scripts.ACT.encode()).hexdigest()
+    await cluster.script_load(scripts.ACT)
+
+    async def act(game: str, version: int) -> Any:
+        keys = keys_of(game)
+        return await cluster.evalsha(sha, len(keys), *keys, *arguments(version))
+
+    return act, cluster.aclose
 
 
 async def glide_caller(url: str) -> tuple[Any, Any]:
@@ -121,7 +142,8 @@ async def worker(client: str, url: str, racers: int, seconds: float, prefix: str
     """Run one round of ``client`` and return its counts, latencies and CPU."""
     games = [f"{prefix}-{index}" for index in range(racers)]
     await setup_games(url, games)
-    act, close = await (redis_py_caller(url) if client == "redis-py" else glide_caller(url))
+    callers = {"store": store_caller, "redis-py": redis_py_caller, "valkey-glide": glide_caller}
+    act, close = await callers[client](url)
     for game in games:  # warm up: every primary's connection opened, the script loaded
         await act(game, 0)
     latencies: list[float] = []
@@ -198,7 +220,7 @@ def line(figures: dict[str, Any]) -> str:
     return (
         f"{figures['rate']:8,.0f} actions/s  p50 {figures['p50_ms']:.2f} ms  p99 {figures['p99_ms']:.2f} ms  "
         f"CPU per action: client {figures['cpu_us']:.0f} us, cluster {figures['cluster_us']:.0f} us  "
-        f"failures {figures['failures']}"
+        f"failures {figures['failures']:.0f}"
     )
 
 
@@ -219,6 +241,7 @@ def main() -> None:
     from tests.valkey_cluster import ValkeyCluster
 
     clients = [c for c in CLIENTS if c != "valkey-glide" or importlib.util.find_spec("glide")]
+    width = max(len(c) for c in clients)
     print(f"machine: {machine()}")
     print(
         f"{args.racers} racers, {args.seconds:.0f} s a round, {args.rounds} rounds; a cluster of 3 "
@@ -234,17 +257,18 @@ def main() -> None:
         try:
             for number in range(1, args.rounds + 1):
                 print(f"round {number}:")
-                order = clients if number % 2 else clients[::-1]
+                shift = (number - 1) % len(clients)  # each client first in turn
+                order = clients[shift:] + clients[:shift]
                 for client in order:
                     figures = one_round(client, cluster.url, args, f"r{number}-{client}", cluster)
                     runs[client].append(figures)
-                    print(f"  {client:13s} {line(figures)}")
+                    print(f"  {client:{width}s} {line(figures)}")
         finally:
             cluster.stop()
     print("median of the rounds:")
     for client, rounds in runs.items():
         medians = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
-        print(f"  {client:13s} {line(medians)}")
+        print(f"  {client:{width}s} {line(medians)}")
     print(f"load average after: {os.getloadavg()}")
 
 
