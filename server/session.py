@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol.wire.codec import Format, encode
 from protocol.wire.flow import Credits, Flow
@@ -106,6 +107,10 @@ class Session:
             limits.spectator_credits, limits.credit_window, limits.rate_limit_strikes
         )
         self.writer: asyncio.Task[None] | None = None
+        self.flush_due = False
+        """Whether frames are framed and waiting for the end of this loop turn's write."""
+        self.framed = 0
+        """Bytes framed and not yet handed to the socket (counted against its buffer)."""
 
     # -- credits ------------------------------------------------------------------------
 
@@ -133,7 +138,7 @@ class Session:
         self.flow.sent(message)
         if self._writable_now():
             try:
-                broadcast((self.ws,), encode(message, self.fmt))
+                self._write_soon(encode(message, self.fmt))
                 return
             except Exception:
                 log.exception("direct send failed", extra={"session": self.id})
@@ -149,7 +154,52 @@ class Session:
         if self.out or self.busy or self.closing or self.closed:
             return False
         transport = self.ws.transport
-        return transport is not None and transport.get_write_buffer_size() < BROADCAST_BUFFER
+        return transport is not None and transport.get_write_buffer_size() + self.framed < BROADCAST_BUFFER
+
+    def _write_soon(self, frame: bytes | str) -> None:
+        """Frame ``frame`` now; write it, with whatever else this loop turn frames for the
+        connection, in one write at the end of the turn.
+
+        A racer's answer and a rival's progress often come in the same turn (the replies of
+        many racers' actions arrive in one read from Redis): one write, one system call and
+        one wake-up of the reader instead of two. The frames keep their order: framing is
+        what orders them, and every later write (the writer task's, websockets' own pongs)
+        sends what is framed first.
+        """
+        ws = self.ws
+        if ws.protocol.state is not State.OPEN or ws.send_in_progress is not None:
+            return  # closing, or a fragmented message being sent (never ours): as broadcast does
+        if isinstance(frame, str):
+            frame = frame.encode()
+            ws.protocol.send_text(frame)
+        else:
+            ws.protocol.send_binary(frame)
+        self.framed += len(frame)
+        if not self.flush_due:
+            self.flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write every frame framed since the last write, in one call."""
+        self.flush_due = False
+        self.framed = 0
+        ws = self.ws
+        chunks = ws.protocol.data_to_send()
+        if not chunks:
+            return  # written already, by a write that came first
+        try:
+            if all(chunks):
+                ws.transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+                return
+            for chunk in chunks:  # the end of the stream after a close frame: as websockets does
+                if chunk:
+                    ws.transport.write(chunk)
+                elif ws.transport.can_write_eof():
+                    ws.transport.write_eof()
+                else:
+                    ws.transport.close()
+        except Exception as exc:  # a transport closing under us: the reader task sees the close
+            log.debug("write failed: %s", exc, extra={"session": self.id})
 
     def _put(self, item: tuple[Any, ...]) -> None:
         if self.closed:
@@ -194,7 +244,7 @@ class Session:
                     if not isinstance(message, (bytes, str)):
                         self.flow.sent(message)
                         message = encode(message, self.fmt)
-                    broadcast((self.ws,), message)
+                    self._write_soon(message)
             except Exception:
                 log.exception("event delivery failed", extra={"session": self.id, "game": game_id})
             return
