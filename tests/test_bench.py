@@ -79,6 +79,13 @@ def test_race_benchmark_races_on_one_redis_and_on_the_cluster_taking_turns() -> 
 
 def test_cluster_client_benchmark_commits_actions_through_each_installed_client() -> None:
     out = run_bench("cluster_client.py", "--racers", "4", "--seconds", "0.5", "--rounds", "1")
-    rows = re.findall(r"^  (redis-py|valkey-glide) +([\d,]+) actions/s .* failures (\d+)$", out, re.M)
-    assert ("redis-py", "0") in [(client, failures) for client, _, failures in rows], out
+    rows = re.findall(r"^  (store|redis-py|valkey-glide) +([\d,]+) actions/s .* failures (\d+)$", out, re.M)
+    seen = [(client, failures) for client, _, failures in rows]
+    assert ("store", "0") in seen and ("redis-py", "0") in seen, out
     assert all(int(rate.replace(",", "")) > 0 and failures == "0" for _, rate, failures in rows), out
+
+
+def test_act_script_benchmark_prints_redis_cpu_per_call_of_each_variant() -> None:
+    out = run_bench("act_script.py", "--racers", "2", "--seconds", "0.3", "--rounds", "1")
+    for name in ("act", "act, 60-byte event", "act, no summary", "floor"):
+        assert len(re.findall(rf"^  median {re.escape(name)} +Redis +[\d.]+ us a call$", out, re.M)) == 2, out
