@@ -8,6 +8,8 @@ pipelined connection, each on a game of its own, with:
   view, the summary, the status);
 * ``act, 60-byte event``: the same with a tiny event (what the event's size costs);
 * ``act, no summary``: the same with an empty summary (what storing it costs);
+* ``least``: a script doing the least a commit must (read the game's version, write the
+  next, append the event), with the same keys and arguments;
 * ``floor``: the race benchmark's floor script, one ``INCR``.
 
 Each variant runs ``--seconds`` a round, the variants taking turns for ``--rounds``
@@ -42,6 +44,13 @@ from server.store import scripts  # noqa: E402
 from server.store.connection import _Pipeline  # noqa: E402
 
 FLOOR = "return redis.call('INCR', KEYS[1])"
+LEAST = """
+local ver = tonumber(redis.call('HGET', KEYS[1], 'ver')) + 1
+redis.call('HSET', KEYS[1], 'ver', ver)
+redis.call('RPUSH', KEYS[4], ARGV[5])
+return {'ok', tostring(ver)}
+"""
+"""The least a commit does: read the game's version, write the next, append the event."""
 
 
 def a_move() -> tuple[bytes, bytes]:
@@ -67,6 +76,7 @@ def variants() -> dict[str, tuple[str, Callable[[int], list[Any]] | None]]:
         "act": (scripts.ACT, act(event, summary)),
         "act, 60-byte event": (scripts.ACT, act(b"x" * 60, summary)),
         "act, no summary": (scripts.ACT, act(event, b"")),
+        "least": (LEAST, act(event, summary)),
         "floor": (FLOOR, None),
     }
 
