@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from cluster_client import keys_of  # noqa: E402
 from support import cpu_seconds, machine  # noqa: E402
 
 from protocol.game import Board, summary_data, view_data  # noqa: E402
@@ -79,11 +80,6 @@ def variants() -> dict[str, tuple[str, Callable[[int], list[Any]] | None]]:
         "least": (LEAST, act(event, summary)),
         "floor": (FLOOR, None),
     }
-
-
-def keys_of(game: str) -> list[str]:
-    tag = "{g:" + game + "}:"
-    return [tag + "meta", tag + "p:P1", tag + "m:P1", tag + "log", tag + "nodes"]
 
 
 async def one_round(
