@@ -143,10 +143,10 @@ class ClusterCalls:
     the script's answer and how many replicas confirmed the write.
     """
 
-    def __init__(self, cluster: RedisCluster, timeout: float, settings: dict[str, Any] | None = None) -> None:
+    def __init__(self, cluster: RedisCluster, timeout: float, settings: dict[str, Any]) -> None:
         self.cluster = cluster
         self.timeout = timeout
-        self.settings = settings or {}
+        self.settings = settings
         """How to reach a node besides its address: TLS and credentials (the cluster URL's)."""
         self.pipelines: dict[str, _Pipeline] = {}
         """One pipelined connection a node, by the node's name (``host:port``)."""
@@ -242,21 +242,12 @@ class ClusterCalls:
         if pipeline is None:
             settings = {**self.settings, "host": node.host, "port": node.port}
             pipeline = self.pipelines[node.name] = _Pipeline(settings, self.timeout)
-        futures = await pipeline.send(commands)
-        answers: list[Any] = []
-        lost: BaseException | None = None
-        for future in futures:
-            try:
-                answers.append(await future)
-            except ResponseError as exc:
-                answers.append(exc)
-            except Exception as exc:  # the connection: every later reply is lost with it
-                lost = lost or exc
-        if lost is not None:
+        try:
+            return await pipeline.run(commands)
+        except Exception:
             with contextlib.suppress(Exception):
                 await self.cluster.nodes_manager.initialize()
-            raise lost
-        return answers
+            raise
 
     async def _node_at(self, host: str, port: int) -> ClusterNode:
         node = self.cluster.get_node(host=host, port=port)

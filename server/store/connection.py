@@ -180,12 +180,13 @@ class _Pipeline:
         self.outgoing.append(hiredis.pack_command(args))
         return await future
 
-    async def send(self, commands: Sequence[Sequence[Any]]) -> list[asyncio.Future[Any]]:
-        """Queue ``commands`` back to back, with nothing between them (``ASKING`` and the
-        command it allows, a script and its ``WAIT``); return their replies' futures, in order.
+    async def run(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Send ``commands`` back to back, with nothing between them (``ASKING`` and the
+        command it allows, a script and its ``WAIT``); return their replies in order, an
+        error reply as its ``ResponseError`` rather than raised.
 
-        An error reply sets its future's exception to ``ResponseError``; a lost connection,
-        every future's.
+        A lost connection raises, once every reply has been waited for (:class:`NotSent`
+        where the commands were never written).
         """
         if self.writer is None:
             await self._connect()
@@ -195,7 +196,18 @@ class _Pipeline:
         if not self.outgoing:
             loop.call_soon(self._flush)
         self.outgoing.extend(hiredis.pack_command(tuple(command)) for command in commands)
-        return futures
+        replies: list[Any] = []
+        lost: Exception | None = None
+        for future in futures:
+            try:
+                replies.append(await future)
+            except ResponseError as exc:
+                replies.append(exc)
+            except Exception as exc:  # the connection: every later reply is lost with it
+                lost = lost or exc
+        if lost is not None:
+            raise lost
+        return replies
 
     @property
     def pending(self) -> int:
@@ -226,18 +238,18 @@ class _Pipeline:
         """Run a script, then ``WAIT replicas wait_ms`` right behind it on this connection
         (``WAIT`` counts the writes of its own connection); return the script's answer and
         how many replicas confirmed the write."""
-        sha = self.scripts.setdefault(source, hashlib.sha1(source.encode()).hexdigest())
+        sha = self.scripts.get(source)
+        if sha is None:
+            sha = self.scripts[source] = hashlib.sha1(source.encode()).hexdigest()
         for command in (("EVALSHA", sha), ("EVAL", source)):
-            ran = asyncio.ensure_future(self.call(*command, len(keys), *keys, *args))
-            acked = asyncio.ensure_future(self.call("WAIT", replicas, wait_ms))
-            try:
-                result = await ran
-            except BaseException as exc:
-                await asyncio.gather(acked, return_exceptions=True)
-                if isinstance(exc, ResponseError) and str(exc).startswith("NOSCRIPT"):
+            result, acked = await self.run([(*command, len(keys), *keys, *args), ("WAIT", replicas, wait_ms)])
+            if isinstance(result, ResponseError):
+                if str(result).startswith("NOSCRIPT"):
                     continue  # not run: send it with its source
-                raise
-            return result, int(await acked)
+                raise result
+            if isinstance(acked, ResponseError):
+                raise acked
+            return result, int(acked)
         raise ResponseError("NOSCRIPT after EVAL")
 
     async def close(self) -> None:
