@@ -480,6 +480,8 @@ async def test_a_rematch_room_of_a_three_racer_race_keeps_the_first_room_s_size(
         assert (await guest.request({"type": "ready", "ready": True}))["type"] == "room"
     await ann.send({"type": "room_start"})
     start = await cat.expect("race_started")
+    for other in (ann, bob):  # a racer may act once the race has started for them, not before
+        assert (await other.expect("race_started"))["game"] == start["game"]
     await _end_by_resigning(start["game"], ann, bob, cat)
     again = await cat.request({"type": "rematch", "game": start["game"]})
     assert again["type"] == "room" and again["max_players"] == 4 and again["variant"] == "scorpion-ii", again
