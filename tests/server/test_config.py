@@ -72,3 +72,24 @@ def test_the_event_loop_is_uvloop_where_installed_unless_asked_otherwise(
     assert event_loop_factory("auto") is None
     with pytest.raises(ImportError):
         event_loop_factory("uvloop")
+
+
+def test_the_collector_is_tuned_for_a_long_running_server() -> None:
+    """What exists at startup is frozen out of the collector's sight, and the youngest
+    generation is collected far less often than Python's default (checked in a child, so
+    that the test process keeps its own settings)."""
+    import subprocess
+    import sys
+
+    from server.main import YOUNG_GC_THRESHOLD
+
+    program = (
+        "import gc; from server.main import tune_gc; before = gc.get_threshold(); tune_gc(); "
+        "print(before[0], gc.get_threshold()[0], gc.get_threshold()[1:] == before[1:], gc.get_freeze_count())"
+    )
+    child = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    out = child.stdout.split()
+    assert int(out[0]) == 700  # Python's default, which the server changes
+    assert int(out[1]) == YOUNG_GC_THRESHOLD > 700
+    assert out[2] == "True"  # the older generations keep theirs
+    assert int(out[3]) > 1000  # the modules and tables loaded so far
