@@ -193,6 +193,8 @@ class Board:
         """Return whether the game is won, stuck (no legal move left) or in play."""
         if len(self.foundations) == 4:
             return Status.WON
+        if self.stock:
+            return Status.IN_PLAY  # the deal is legal: at any time, or once nothing else is
         if not self.legal_moves():
             return Status.STUCK
         return Status.IN_PLAY

@@ -28,6 +28,7 @@ from protocol.game import (
     Board,
     IllegalMove,
     Move,
+    Status,
     board_from_text,
     board_to_text,
     card_text,
@@ -215,6 +216,20 @@ def test_legal_moves_agree_with_a_naive_generator(game: Game) -> None:
         assert sorted(moves) == sorted(naive_legal_moves(board)), board_to_text(board)
         if DEAL in moves:
             assert moves[-1] == DEAL
+
+
+@SETTINGS
+@given(games)
+def test_status_agrees_with_the_naive_generator(game: Game) -> None:
+    """Won when the four runs are out; stuck exactly when the naive generator finds no move."""
+    for board in playout(game):
+        if len(board.foundations) == 4:
+            expected = Status.WON
+        elif naive_legal_moves(board):
+            expected = Status.IN_PLAY
+        else:
+            expected = Status.STUCK
+        assert board.status() is expected
 
 
 def candidate_moves(board: Board) -> list[Move]:
