@@ -153,6 +153,8 @@ class LiveGame:
 
     def paused_ms(self, at_ms: int) -> int:
         """Return how long, from the start to ``at_ms``, the game's storage was unreachable."""
+        if not self.paused:
+            return 0
         return sum(max(0, min(end, at_ms) - max(begin, self.start)) for begin, end in self.paused)
 
     def limit_end(self, at_ms: int) -> int:
