@@ -85,7 +85,10 @@ def test_cluster_client_benchmark_commits_actions_through_each_installed_client(
     assert all(int(rate.replace(",", "")) > 0 and failures == "0" for _, rate, failures in rows), out
 
 
-def test_act_script_benchmark_prints_redis_cpu_per_call_of_each_variant() -> None:
+def test_act_script_benchmark_prints_redis_cpu_per_action_of_each_variant() -> None:
     out = run_bench("act_script.py", "--racers", "2", "--seconds", "0.3", "--rounds", "1")
-    for name in ("act", "act, 60-byte event", "act, no summary", "least", "floor"):
-        assert len(re.findall(rf"^  median {re.escape(name)} +Redis +[\d.]+ us a call$", out, re.M)) == 2, out
+    names = ("act", "act, 60-byte event", "act, no summary", "one hash", "one hash, no move list")
+    for name in (*names, "act, 10 a call", "least", "floor"):
+        line = rf"^  median {re.escape(name)} +Redis +[\d.]+ us an action, +([\d.]+) inside the script call$"
+        inside = re.findall(line, out, re.M)
+        assert len(inside) == 2 and all(float(us) > 0 for us in inside), out
