@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -36,7 +35,7 @@ from redis.exceptions import (
     TryAgainError,
 )
 
-from .connection import _open, _Pipeline
+from .connection import _open, _Pipeline, script_sha
 from .keys import is_shard_channel
 
 __all__ = [
@@ -121,7 +120,7 @@ class ClusterScript:
     def __init__(self, cluster: RedisCluster, source: str) -> None:
         self.cluster = cluster
         self.source = source
-        self.sha = hashlib.sha1(source.encode()).hexdigest()
+        self.sha = script_sha(source)
 
     async def __call__(self, keys: Sequence[Any] = (), args: Sequence[Any] = (), client: Any = None) -> Any:
         if client is not None:
@@ -150,7 +149,6 @@ class ClusterCalls:
         """How to reach a node besides its address: TLS and credentials (the cluster URL's)."""
         self.pipelines: dict[str, _Pipeline] = {}
         """One pipelined connection a node, by the node's name (``host:port``)."""
-        self.shas: dict[str, str] = {}
         self.mapped = False
         """Whether the slot map has been read (the first call reads it)."""
 
@@ -183,9 +181,7 @@ class ClusterCalls:
         lost connection is not retried: whether the script ran is unknown, and the caller
         says so (the library's own retries would run a racer's action a second time).
         """
-        sha = self.shas.get(source)
-        if sha is None:
-            sha = self.shas[source] = hashlib.sha1(source.encode()).hexdigest()
+        sha = script_sha(source)
         if not self.mapped:
             await self.cluster.initialize()  # once: the first call learns the slot map
             self.mapped = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import hashlib
 import logging
 import ssl
@@ -22,7 +23,14 @@ from redis.exceptions import ResponseError
 
 from .keys import is_shard_channel
 
-__all__ = ["NotSent", "Subscriber"]
+__all__ = ["NotSent", "Subscriber", "script_sha"]
+
+
+@functools.cache
+def script_sha(source: str) -> str:
+    """Return a Lua script's SHA1, by which ``EVALSHA`` calls it (computed once a script)."""
+    return hashlib.sha1(source.encode()).hexdigest()
+
 
 log = logging.getLogger("scorpion.store")
 
@@ -90,7 +98,6 @@ class _Pipeline:
         self.outgoing: list[bytes] = []
         self.task: asyncio.Task[None] | None = None
         self.connecting = asyncio.Lock()
-        self.scripts: dict[str, str] = {}
         self.replies = 0
         """Replies read so far (the watchdog's sign of progress)."""
         self.watchdog: asyncio.Task[None] | None = None
@@ -172,13 +179,18 @@ class _Pipeline:
         """
         if self.writer is None:
             await self._connect()
+        return await self._queue(args)
+
+    def _queue(self, command: Sequence[Any]) -> asyncio.Future[Any]:
+        """Queue one command for the write at the end of this loop turn; return the future
+        of its reply."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self.waiting.append(future)
         if not self.outgoing:
             loop.call_soon(self._flush)
-        self.outgoing.append(hiredis.pack_command(args))
-        return await future
+        self.outgoing.append(hiredis.pack_command(tuple(command)))
+        return future
 
     async def run(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Send ``commands`` back to back, with nothing between them (``ASKING`` and the
@@ -190,12 +202,7 @@ class _Pipeline:
         """
         if self.writer is None:
             await self._connect()
-        loop = asyncio.get_running_loop()
-        futures = [loop.create_future() for _ in commands]
-        self.waiting.extend(futures)
-        if not self.outgoing:
-            loop.call_soon(self._flush)
-        self.outgoing.extend(hiredis.pack_command(tuple(command)) for command in commands)
+        futures = [self._queue(command) for command in commands]
         replies: list[Any] = []
         lost: Exception | None = None
         for future in futures:
@@ -222,9 +229,7 @@ class _Pipeline:
 
     async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """Run a Lua script by its SHA1, loading it on first use or after a flush."""
-        sha = self.scripts.get(source)
-        if sha is None:
-            sha = self.scripts[source] = hashlib.sha1(source.encode()).hexdigest()
+        sha = script_sha(source)
         try:
             return await self.call("EVALSHA", sha, len(keys), *keys, *args)
         except ResponseError as exc:
@@ -238,9 +243,7 @@ class _Pipeline:
         """Run a script, then ``WAIT replicas wait_ms`` right behind it on this connection
         (``WAIT`` counts the writes of its own connection); return the script's answer and
         how many replicas confirmed the write."""
-        sha = self.scripts.get(source)
-        if sha is None:
-            sha = self.scripts[source] = hashlib.sha1(source.encode()).hexdigest()
+        sha = script_sha(source)
         for command in (("EVALSHA", sha), ("EVAL", source)):
             result, acked = await self.run([(*command, len(keys), *keys, *args), ("WAIT", replicas, wait_ms)])
             if isinstance(result, ResponseError):
