@@ -5,7 +5,9 @@ Prints figures; asserts nothing. Three parts, all on loopback:
 1. Floor: a bare websockets + msgpack echo server that makes one Redis round trip (an
    EVALSHA of a one-line script) per message, in its own process as the race server is,
    driven by the same clients doing the same work (each picks a legal move on its own
-   board before sending it).
+   board before sending it). The floor is a command (``--floor-command``, run by
+   ``floor_runner``): by default the Python floor, ``bench/floor.py``; ``"node
+   bench/floor.js"`` is the same floor on Node (``cd bench && npm install`` first).
 2. The race server: N racers in N/2 friend races on a known deal, each sending legal
    moves (or an undo when every move would end their game) as fast as acks come back.
 3. Idle memory: C connected clients that said hello, RSS growth of the server process
@@ -18,9 +20,13 @@ used per message by the server, Redis and the clients; the summary gives, over t
 the median and interquartile range of the ratios to the floor, CPU per move first (it is
 steady on a shared machine, where throughput is not). ``--compare-loops`` runs the race
 server twice, on asyncio's own loop and on uvloop, each round taking turns with the floor.
+``--workers N`` runs it with ``--workers 1`` and with ``--workers N`` (N processes on one
+port), each round taking turns, and compares the two; a server's CPU is that of its
+process and all its descendants.
 
 Usage: python bench/race.py [--racers 40] [--seconds 4] [--rounds 9] [--idle 5000]
        [--client light|websockets] [--event-loop auto|uvloop|asyncio] [--compare-loops]
+       [--floor-command CMD] [--workers N]
 """
 
 from __future__ import annotations
@@ -31,7 +37,6 @@ import os
 import random
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,10 +46,10 @@ from typing import Any
 
 import msgpack
 from websockets.asyncio.client import connect
-from websockets.asyncio.server import serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from floor_runner import DEFAULT_FLOOR_COMMAND, FloorError, start_floor
 from support import (
     BenchClient,
     choose_move,
@@ -52,9 +57,10 @@ from support import (
     light_connect,
     machine,
     percentile,
-    rss_kib,
     start_server,
     stop_server,
+    tree_cpu_seconds,
+    tree_rss_kib,
 )
 
 from protocol.game import Board, move_json
@@ -74,41 +80,6 @@ def own_cpu_seconds() -> float:
 # -- floor ------------------------------------------------------------------------------
 
 
-async def serve_floor(redis_url: str) -> None:
-    """Run the floor server until stdin closes (the benchmark starts it as a child process)."""
-    import redis.asyncio as aioredis
-
-    client = aioredis.Redis.from_url(redis_url)
-    script = client.register_script("return redis.call('INCR', KEYS[1])")
-
-    async def handler(ws: Any) -> None:
-        async for frame in ws:
-            request = msgpack.unpackb(frame)
-            await script(keys=["floor"], args=[])
-            await ws.send(msgpack.packb({"type": "accepted", "ref": request.get("ref"), "v": 1}))
-
-    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
-        print(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}/", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-
-
-def start_floor(redis_url: str) -> tuple[subprocess.Popen[str], int]:
-    process = subprocess.Popen(
-        [sys.executable, __file__, "--serve-floor", redis_url],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    return process, int(process.stdout.readline().rsplit(":", 1)[1].strip("/\n"))
-
-
-def stop_floor(process: subprocess.Popen[str]) -> None:
-    assert process.stdin is not None
-    process.stdin.close()
-    process.wait(10)
-
-
 async def open_client(url: str, client: str, subprotocol: str | None) -> Any:
     """Connect one benchmark client: a raw-frame ``LightSocket`` or a websockets client."""
     if client == "light":
@@ -121,7 +92,7 @@ async def open_client(url: str, client: str, subprotocol: str | None) -> Any:
     )
 
 
-async def drive_floor(port: int, racers: int, seconds: float, client: str) -> tuple[int, list[float]]:
+async def drive_floor(url: str, racers: int, seconds: float, client: str) -> tuple[int, list[float]]:
     """Drive the echo server with the same client work as the race: each racer picks a
     legal move on its own board, sends the move request, and plays it when answered."""
     latencies: list[float] = []
@@ -132,7 +103,7 @@ async def drive_floor(port: int, racers: int, seconds: float, client: str) -> tu
         nonlocal count
         rng = random.Random(index)
         board = Board.new("scorpion", DEAL)
-        ws = await open_client(f"ws://127.0.0.1:{port}/", client, None)
+        ws = await open_client(url, client, None)
         try:
             ref = 0
             while time.perf_counter() < stop:
@@ -221,9 +192,11 @@ async def drive_server(port: int, racers: int, seconds: float, client: str) -> t
 
 
 async def idle_memory(port: int, pid: int, clients: int) -> float:
+    """Connect ``clients`` idle clients that said hello; return the growth of the server's
+    resident memory (its process and any workers, summed) per client, in KiB."""
     url = f"ws://127.0.0.1:{port}/"
     await asyncio.sleep(0.5)
-    before = rss_kib(pid)
+    before = tree_rss_kib(pid)
     sockets = []
     for start in range(0, clients, 250):
         batch = await asyncio.gather(
@@ -238,7 +211,7 @@ async def idle_memory(port: int, pid: int, clients: int) -> float:
             await ws.recv()
         sockets.extend(batch)
     await asyncio.sleep(1.0)
-    after = rss_kib(pid)
+    after = tree_rss_kib(pid)
     for ws in sockets:
         await ws.close()
     return (after - before) / clients
@@ -269,16 +242,17 @@ class Round:
 
 
 async def measure(pids: tuple[int, int | tuple[int, ...]], drive: Any, seconds: float) -> Round:
-    """Run one phase (``drive``, ``seconds`` long), measuring the CPU the server, Redis (all
-    its processes, for a cluster) and this process used per message."""
+    """Run one phase (``drive``, ``seconds`` long), measuring the CPU the server (its process
+    and all its descendants: workers, or whatever a floor command starts), Redis (all its
+    processes, for a cluster) and this process used per message."""
     redis_pids = pids[1] if isinstance(pids[1], tuple) else (pids[1],)
 
     def redis_cpu() -> float:
         return sum(cpu_seconds(pid) for pid in redis_pids)
 
-    before = cpu_seconds(pids[0]), redis_cpu(), own_cpu_seconds()
+    before = tree_cpu_seconds(pids[0]), redis_cpu(), own_cpu_seconds()
     count, latencies, *errors = await drive
-    after = cpu_seconds(pids[0]), redis_cpu(), own_cpu_seconds()
+    after = tree_cpu_seconds(pids[0]), redis_cpu(), own_cpu_seconds()
     cpu = tuple(1e6 * (b - a) / max(count, 1) for a, b in zip(before, after, strict=True))
     return Round(count, latencies, cpu, count / seconds, errors[0] if errors else 0)  # type: ignore[arg-type]
 
@@ -302,23 +276,69 @@ def summarize(floors: list[Round], rounds: dict[str, list[Round]]) -> None:
         f"floor over {len(floors)} rounds: CPU per message server {median_cpu[0]:.0f} us, "
         f"Redis {median_cpu[1]:.0f} us, clients {median_cpu[2]:.0f} us (medians)"
     )
-    for loop, runs in rounds.items():
+    for name, runs in rounds.items():
         throughput = [r.rate / f.rate for r, f in zip(runs, floors, strict=True)]
         p99 = [r.p99 / f.p99 for r, f in zip(runs, floors, strict=True)]
         server = [r.cpu_us[0] - f.cpu_us[0] for r, f in zip(runs, floors, strict=True)]
         redis = [r.cpu_us[1] / f.cpu_us[1] for r, f in zip(runs, floors, strict=True)]
         print(
-            f"server on {loop}: CPU per move server {statistics.median(r.cpu_us[0] for r in runs):.0f} us "
+            f"server on {name}: CPU per move server {statistics.median(r.cpu_us[0] for r in runs):.0f} us "
             f"(the floor's + {spread(server, 0)} us, goal <= +30), "
             f"Redis {spread(redis)}x the floor's (goal <= 2)"
         )
         print(
-            f"server on {loop}: median of {len(runs)} rounds: throughput {spread(throughput)}x the floor "
+            f"server on {name}: median of {len(runs)} rounds: throughput {spread(throughput)}x the floor "
             f"(goal >= 1.0), p99 {spread(p99)}x the floor's (goal <= 1.5)"
         )
 
 
+def server_setups(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Name each race server the run compares and give ``start_server``'s arguments for it:
+    one per event loop (two with ``--compare-loops``), and with ``--workers N`` each of those
+    with ``--workers 1`` and ``--workers N`` (N processes sharing one port)."""
+    loops = ("asyncio", "uvloop") if args.compare_loops else (args.event_loop,)
+    counts = sorted({1, args.workers}) if args.workers else [None]
+    setups: dict[str, dict[str, Any]] = {}
+    for loop in loops:
+        for workers in counts:
+            settings: dict[str, Any] = {
+                "test_deals": DEAL,
+                "countdown_seconds": 0.1,
+                "message_credits": 100000,
+                "race_time_limit": 3600,
+                "event_loop": loop,
+            }
+            if workers is None:
+                setups[loop] = settings
+            else:
+                name = f"{loop}, {workers} worker{'s' if workers > 1 else ''}"
+                setups[name] = {**settings, "args": ("--workers", str(workers)), "workers": workers}
+    return setups
+
+
+def summarize_workers(rounds: dict[str, list[Round]], setups: dict[str, dict[str, Any]]) -> None:
+    """Print, for each event loop, N workers against 1: throughput and server CPU per move
+    (the CPU of all the server's processes), medians over the rounds, taking turns."""
+    singles = {s["event_loop"]: name for name, s in setups.items() if s.get("workers") == 1}
+    for name, setup in setups.items():
+        single = singles.get(setup["event_loop"])
+        if setup.get("workers", 1) == 1 or single is None:
+            continue
+        many, one = rounds[name], rounds[single]
+        throughput = [m.rate / o.rate for m, o in zip(many, one, strict=True)]
+        cpu = [m.cpu_us[0] - o.cpu_us[0] for m, o in zip(many, one, strict=True)]
+        print(
+            f"workers ({setup['event_loop']}): {setup['workers']} workers "
+            f"{statistics.median(m.rate for m in many):.0f} moves/s, server CPU per move "
+            f"{statistics.median(m.cpu_us[0] for m in many):.0f} us; 1 worker "
+            f"{statistics.median(o.rate for o in one):.0f} moves/s, "
+            f"{statistics.median(o.cpu_us[0] for o in one):.0f} us; throughput {spread(throughput)}x "
+            f"1 worker's, server CPU per move {spread(cpu, 0)} us more than 1 worker's"
+        )
+
+
 async def main() -> None:
+    """Parse the options, then run the floor and the race servers taking turns."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -337,7 +357,7 @@ async def main() -> None:
         "--event-loop",
         choices=("auto", "uvloop", "asyncio"),
         default="auto",
-        help="the race server's event loop (its --event-loop); the floor always runs asyncio's own",
+        help="the race server's event loop (its --event-loop); the Python floor always runs asyncio's own",
     )
     parser.add_argument(
         "--compare-loops",
@@ -345,67 +365,82 @@ async def main() -> None:
         help="run the race server twice, on asyncio's loop and on uvloop, taking turns with the floor",
     )
     parser.add_argument(
+        "--floor-command",
+        metavar="CMD",
+        default=DEFAULT_FLOOR_COMMAND,
+        help="run the floor with this command (split as a shell would, run from the repository's "
+        "root, given the Redis URL as its last argument; it prints its ws:// URL on its first "
+        'line and exits when its standard input closes), e.g. "node bench/floor.js" '
+        "(default: the Python floor, %(default)s)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="run the race server with --workers 1 and with --workers N (N processes on one port), "
+        "each round taking turns with the floor, and compare them (CPU of all their processes)",
+    )
+    parser.add_argument(
         "--cluster",
         action="store_true",
         help="race on a 3-primary Redis Cluster (one replica each) against the single Redis, "
         "taking turns, and on the cluster again with --redis-wait-replicas 1",
     )
-    parser.add_argument("--serve-floor", metavar="REDIS_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.serve_floor:
-        await serve_floor(args.serve_floor)
-        return
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers takes a number of processes, 1 or more")
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if args.cluster:
         await cluster_rounds(args)
         return
+    try:
+        await race_rounds(args)
+    except FloorError as exc:
+        sys.exit(f"race.py: {exc}")
 
+
+async def race_rounds(args: argparse.Namespace) -> None:
+    """The floor and the race server(s) on one Redis, taking turns for ``args.rounds`` rounds."""
     with tempfile.TemporaryDirectory() as tmp:
         redis = EmbeddedRedis(Path(tmp) / "redis", appendonly=True)
         redis_url = await redis.start()
-        print(f"machine: {machine()}")
-        print(
-            f"clients: {args.racers} racers ({args.client} clients) for {args.seconds:.0f} s each phase; "
-            "Redis with AOF on a unix socket"
-        )
-
         assert redis.process is not None
         redis_pid = redis.process.pid
-        floor, floor_port = start_floor(redis_url)
-        loops = ("asyncio", "uvloop") if args.compare_loops else (args.event_loop,)
-        servers = {
-            loop: start_server(
-                redis_url,
-                test_deals=DEAL,
-                countdown_seconds=0.1,
-                message_credits=100000,
-                race_time_limit=3600,
-                event_loop=loop,
-            )
-            for loop in loops
-        }
-        process, port = servers[loops[0]]
-        floors: list[Round] = []
-        rounds: dict[str, list[Round]] = {loop: [] for loop in loops}
-        latencies: list[float] = []
+        setups = server_setups(args)
+        servers: dict[str, tuple[Any, int]] = {}
+        floor = None
         try:
+            print(f"machine: {machine()}")
+            print(
+                f"clients: {args.racers} racers ({args.client} clients) for {args.seconds:.0f} s each "
+                "phase; Redis with AOF on a unix socket"
+            )
+            floor = start_floor(args.floor_command, redis_url)
+            print(f"floor: {floor.command} (pid {floor.pid}) at {floor.url}")
+            for name, setup in setups.items():
+                settings = {k: v for k, v in setup.items() if k != "workers"}
+                servers[name] = start_server(redis_url, **settings)
+            process, port = next(iter(servers.values()))
+            floors: list[Round] = []
+            rounds: dict[str, list[Round]] = {name: [] for name in servers}
+            latencies: list[float] = []
             # Floor and server take turns, so that a change in the machine's speed (it is
             # shared) falls on both; the ratios' median is the figure.
             for round_number in range(1, args.rounds + 1):
                 print(f"round {round_number}:")
                 pids = (floor.pid, redis_pid)
-                drive = drive_floor(floor_port, args.racers, args.seconds, args.client)
+                drive = drive_floor(floor.url, args.racers, args.seconds, args.client)
                 floors.append(await measure(pids, drive, args.seconds))
                 print(f"  floor  (echo + 1 Redis round trip): {floors[-1].line('msg/s', 'message')}")
-                for loop, (server, server_port) in servers.items():
+                for name, (server, server_port) in servers.items():
                     pids = (server.pid, redis_pid)
                     drive = drive_server(server_port, args.racers, args.seconds, args.client)
                     done = await measure(pids, drive, args.seconds)
-                    rounds[loop].append(done)
+                    rounds[name].append(done)
                     latencies.extend(done.latencies)
                     print(
-                        f"  server on {loop:7s} (validated moves, Lua commit): "
+                        f"  server on {name:7s} (validated moves, Lua commit): "
                         f"{done.line('moves/s', 'move')}   errors {done.errors}"
                     )
                     print(
@@ -414,7 +449,8 @@ async def main() -> None:
                         f"server CPU per move {done.cpu_us[0] - floors[-1].cpu_us[0]:+.0f} us"
                     )
             summarize(floors, rounds)
-            stop_floor(floor)
+            summarize_workers(rounds, setups)
+            floor.stop()
             if args.idle:
                 per_client = await idle_memory(port, process.pid, args.idle)
                 print(
@@ -426,6 +462,8 @@ async def main() -> None:
                 f"mean move latency {1000 * statistics.mean(latencies):.2f} ms"
             )
         finally:
+            if floor is not None:
+                floor.stop()
             for server, _ in servers.values():
                 stop_server(server)
             await redis.stop()

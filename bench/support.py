@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +34,17 @@ __all__ = [
     "LightSocket",
     "choose_move",
     "cpu_seconds",
+    "descendants_of",
     "light_connect",
     "machine",
     "percentile",
     "rss_kib",
     "start_server",
     "stop_server",
+    "stop_tree",
+    "tree_cpu_seconds",
+    "tree_pids",
+    "tree_rss_kib",
 ]
 
 
@@ -74,6 +81,78 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _stat(pid: int) -> list[str] | None:
+    """Return the fields of ``/proc/<pid>/stat`` after the command's name (state first), or
+    ``None`` if the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+def tree_pids(pid: int) -> list[int]:
+    """Return ``pid`` and every live process descended from it (children, theirs, ...)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat(int(entry.name))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, queue = [pid], [pid]
+    while queue:
+        for child in children.get(queue.pop(), ()):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """Return the CPU time (user + system) a process and all its descendants have used so
+    far, in seconds: each live process's own time plus what it has collected from children
+    that ended (so a worker that exits between two readings still counts, in its parent's)."""
+    ticks = 0
+    for member in tree_pids(pid):
+        fields = _stat(member)
+        if fields is not None:
+            ticks += sum(int(field) for field in fields[11:15])  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def tree_rss_kib(pid: int) -> int:
+    """Return the resident memory of a process and its descendants, summed, in KiB."""
+    total = 0
+    for member in tree_pids(pid):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            total += rss_kib(member)
+    return total
+
+
+def stop_tree(process: subprocess.Popen[str], descendants: list[tuple[int, str]], timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for ``process`` (already asked to stop) to exit, kill it
+    if it has not, then kill whichever of its ``descendants`` (pid and start time, taken
+    before the stop) outlived it."""
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
+    for pid, started in descendants:
+        fields = _stat(pid)
+        if fields is not None and fields[19] == started:  # the same process, not a reused pid
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def descendants_of(pid: int) -> list[tuple[int, str]]:
+    """Return the live descendants of ``pid`` with their start times (for ``stop_tree``)."""
+    found = []
+    for member in tree_pids(pid)[1:]:
+        fields = _stat(member)
+        if fields is not None:
+            found.append((member, fields[19]))
+    return found
+
+
 def machine() -> str:
     """Describe the machine and its load, for the record next to the figures."""
     model = "unknown CPU"
@@ -85,29 +164,32 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({model}), load average {load}"
 
 
-def start_server(redis_url: str, **settings: Any) -> tuple[subprocess.Popen[str], int]:
-    """Start a ``scorpion-server`` process on a free loopback port; return it and the port."""
+def start_server(
+    redis_url: str, *, args: Sequence[str] = (), **settings: Any
+) -> tuple[subprocess.Popen[str], int]:
+    """Start a ``scorpion-server`` process on a free loopback port, with ``args`` added to
+    its command line (``--workers 2``); return it and the port."""
     env = {**os.environ, "SCORPION_REDIS_URL": redis_url, "SCORPION_LOG_LEVEL": "warning"}
     env.update({f"SCORPION_{k.upper()}": str(v) for k, v in settings.items()})
-    command = [sys.executable, "-m", "server.main", "--port", "0"]
+    command = [sys.executable, "-m", "server.main", "--port", "0", *args]
     if os.environ.get("BENCH_PROFILE"):  # profile the server: BENCH_PROFILE=/tmp/server.prof
         command[1:1] = ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
-    match = re.search(r":(\d+)/", process.stdout.readline())
+    line = process.stdout.readline()
+    match = re.search(r"ws://[^\s/]*:(\d+)/", line)
     if match is None:
         process.kill()
-        raise RuntimeError("the server did not start")
+        process.wait(5)
+        raise RuntimeError(f"the server did not start ({' '.join(command[1:])}): {line.strip()!r}")
     return process, int(match.group(1))
 
 
 def stop_server(process: subprocess.Popen[str]) -> None:
-    """Stop a server process gracefully."""
+    """Stop a server process gracefully (SIGINT), and any of its processes that outlive it."""
+    descendants = descendants_of(process.pid)
     process.send_signal(signal.SIGINT)
-    try:
-        process.wait(20)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    stop_tree(process, descendants, 20)
 
 
 class BenchClient:

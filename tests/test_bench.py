@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_bench(*args: str) -> str:
+def run_bench(*args: str, cwd: Path = ROOT) -> str:
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / args[0]), *args[1:]],
         capture_output=True,
         text=True,
         timeout=240,
-        cwd=ROOT,
+        cwd=cwd,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout
@@ -33,6 +37,69 @@ def test_race_benchmark_plays_moves_through_both_kinds_of_client() -> None:
         assert server and int(server.group(1)) > 0, out
         assert server.group(2) == "0", out  # every move the racers made was accepted
         assert re.search(r"idle memory: [\d.]+ KiB per connected client with 20 connections", out), out
+
+
+# A floor command for the test below: it notes its arguments and working directory in the
+# file named by its first argument, then becomes the Python floor, given a path relative
+# to the repository's root, with the Redis URL it was given last.
+FLOOR_WRAPPER = """
+import json, os, sys
+marker, redis_url = sys.argv[1], sys.argv[-1]
+with open(marker, "w") as out:
+    json.dump({"argv": sys.argv[1:], "cwd": os.getcwd()}, out)
+os.execv(sys.executable, [sys.executable, "bench/floor.py", redis_url])
+"""
+
+
+def test_race_benchmark_runs_the_floor_given_as_a_command(tmp_path: Path) -> None:
+    # Run from elsewhere: the floor command must still start in the repository's root.
+    wrapper, marker = tmp_path / "floor wrapper.py", tmp_path / "ran.json"
+    wrapper.write_text(FLOOR_WRAPPER)
+    command = shlex.join([sys.executable, str(wrapper), str(marker)])
+    settings = ["--racers", "4", "--seconds", "0.5", "--rounds", "1", "--idle", "0"]
+    out = run_bench("race.py", *settings, "--floor-command", command, cwd=tmp_path)
+    assert re.search(rf"^floor: {re.escape(command)} \(pid \d+\) at ws://127\.0\.0\.1:\d+/$", out, re.M), out
+    ran = json.loads(marker.read_text())
+    assert ran["cwd"] == str(ROOT), ran
+    assert ran["argv"][0] == str(marker) and ran["argv"][-1].startswith("unix://"), ran  # the Redis URL last
+    floor = re.search(r"floor .*?(\d+) msg/s", out)
+    server = re.search(r"server .*?(\d+) moves/s.*errors (\d+)", out)
+    assert floor and int(floor.group(1)) > 0, out
+    assert server and int(server.group(1)) > 0 and server.group(2) == "0", out
+
+
+def test_race_benchmark_stops_when_the_floor_command_prints_no_url() -> None:
+    command = shlex.join([sys.executable, "-c", "print('ready')"])
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "race.py"), "--rounds", "1", "--floor-command", command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert result.returncode != 0, result.stdout
+    assert "printed 'ready' where its ws:// URL was expected" in result.stderr, result.stderr
+
+
+def server_has_workers() -> bool:
+    """Whether ``scorpion-server`` here takes ``--workers``."""
+    help_text = subprocess.run(
+        [sys.executable, "-m", "server.main", "--help"], capture_output=True, text=True, cwd=ROOT
+    ).stdout
+    return "--workers" in help_text
+
+
+def test_race_benchmark_compares_one_worker_with_several() -> None:
+    if not server_has_workers():
+        pytest.skip("scorpion-server has no --workers option here")
+    settings = ["--racers", "4", "--seconds", "0.5", "--rounds", "1", "--idle", "20", "--workers", "2"]
+    out = run_bench("race.py", *settings)
+    for name in ("1 worker", "2 workers"):
+        line = rf"^  server on \S+, {name} .*?(\d+) moves/s.*server +(\d+) us.*errors (\d+)$"
+        found = re.search(line, out, re.M)
+        assert found and int(found.group(1)) > 0 and int(found.group(2)) > 0 and found.group(3) == "0", out
+    summary = r"^workers \(\S+\): 2 workers \d+ moves/s, server CPU per move \d+ us; 1 worker"
+    assert re.search(summary, out, re.M), out
 
 
 def test_spectator_benchmark_sees_every_delivery() -> None:
