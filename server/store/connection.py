@@ -14,8 +14,8 @@ import hashlib
 import logging
 import ssl
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias, cast
 
 import hiredis
 from redis.asyncio.connection import SSLConnection, parse_url
@@ -23,7 +23,17 @@ from redis.exceptions import ResponseError
 
 from .keys import is_shard_channel
 
-__all__ = ["NotSent", "Subscriber", "script_sha"]
+__all__ = ["CommandArg", "NotSent", "Subscriber", "pack_command", "script_sha"]
+
+CommandArg: TypeAlias = str | int | float | bytes | memoryview
+"""One argument of a Redis command, as hiredis packs it."""
+
+pack_command = cast("Callable[[tuple[CommandArg, ...]], bytes]", hiredis.pack_command)
+"""hiredis's ``pack_command``: one command (name and arguments) in Redis's wire format.
+
+The same function, typed as it behaves: hiredis's stub declares its argument a tuple of
+exactly one item (and no return type), which no real command fits.
+"""
 
 
 @functools.cache
@@ -48,7 +58,7 @@ async def _open(settings: Mapping[str, Any]) -> tuple[asyncio.StreamReader, asyn
     if settings.get("password"):
         user = settings.get("username")
         auth = ("AUTH", user, settings["password"]) if user else ("AUTH", settings["password"])
-        writer.write(hiredis.pack_command(auth))
+        writer.write(pack_command(auth))
         parser = hiredis.Reader(encoding="utf-8")
         reply: Any = False
         while reply is False:
@@ -111,7 +121,7 @@ class _Pipeline:
             except (OSError, TimeoutError) as exc:
                 raise NotSent(f"cannot connect to Redis: {exc!r}") from exc
             if self.settings.get("db"):
-                writer.write(hiredis.pack_command(("SELECT", self.settings["db"])))
+                writer.write(pack_command(("SELECT", self.settings["db"])))
                 selected: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
                 selected.add_done_callback(_log_select_failure)
                 self.waiting.append(selected)
@@ -172,7 +182,7 @@ class _Pipeline:
             if not future.done():
                 future.set_exception(NotSent(str(error)) if index >= first_unsent else error)
 
-    async def call(self, *args: Any) -> Any:
+    async def call(self, *args: CommandArg) -> Any:
         """Send one command and return its reply (an error reply raises ``ResponseError``).
 
         Commands issued during one turn of the event loop leave in one write.
@@ -181,7 +191,7 @@ class _Pipeline:
             await self._connect()
         return await self._queue(args)
 
-    def _queue(self, command: Sequence[Any]) -> asyncio.Future[Any]:
+    def _queue(self, command: Sequence[CommandArg]) -> asyncio.Future[Any]:
         """Queue one command for the write at the end of this loop turn; return the future
         of its reply."""
         loop = asyncio.get_running_loop()
@@ -189,10 +199,10 @@ class _Pipeline:
         self.waiting.append(future)
         if not self.outgoing:
             loop.call_soon(self._flush)
-        self.outgoing.append(hiredis.pack_command(tuple(command)))
+        self.outgoing.append(pack_command(tuple(command)))
         return future
 
-    async def run(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+    async def run(self, commands: Sequence[Sequence[CommandArg]]) -> list[Any]:
         """Send ``commands`` back to back, with nothing between them (``ASKING`` and the
         command it allows, a script and its ``WAIT``); return their replies in order, an
         error reply as its ``ResponseError`` rather than raised.
@@ -227,7 +237,7 @@ class _Pipeline:
             self.writer.write(b"".join(outgoing))
         # Else the connection was lost after these calls were queued: _drop failed them.
 
-    async def script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+    async def script(self, source: str, keys: Sequence[str], args: Sequence[CommandArg]) -> Any:
         """Run a Lua script by its SHA1, loading it on first use or after a flush."""
         sha = script_sha(source)
         try:
@@ -238,7 +248,7 @@ class _Pipeline:
             return await self.call("EVAL", source, len(keys), *keys, *args)
 
     async def script_and_wait(
-        self, source: str, keys: Sequence[str], args: Sequence[Any], replicas: int, wait_ms: int
+        self, source: str, keys: Sequence[str], args: Sequence[CommandArg], replicas: int, wait_ms: int
     ) -> tuple[Any, int]:
         """Run a script, then ``WAIT replicas wait_ms`` right behind it on this connection
         (``WAIT`` counts the writes of its own connection); return the script's answer and
@@ -299,9 +309,9 @@ class Subscriber:
         shard = [c for c in channels if is_shard_channel(c)]
         plain = [c for c in channels if not is_shard_channel(c)]
         if plain:
-            self.writer.write(hiredis.pack_command((classic, *plain)))
+            self.writer.write(pack_command((classic, *plain)))
         if shard:
-            self.writer.write(hiredis.pack_command((sharded, *shard)))
+            self.writer.write(pack_command((sharded, *shard)))
 
     async def messages(self) -> list[tuple[str, str]]:
         """Wait for the next messages; return ``(channel, data)`` pairs in arrival order."""

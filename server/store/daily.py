@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from .base import StoreBase
 from .keys import board_channel, board_key
+from .replies import as_int, as_int_or_none, as_text, as_text_or_none, text_list, text_map, text_or_none_list
 
 __all__ = ["DailyStore"]
 
@@ -22,13 +23,11 @@ class DailyStore(StoreBase):
         if self.configured_secret:
             return self.configured_secret
         await self.redis.set("daily:secret", secrets.token_hex(32), nx=True)
-        secret: str = await self.redis.get("daily:secret")  # type: ignore[assignment]
-        return secret
+        return as_text(await self.redis.get("daily:secret"))
 
     async def daily_deal(self, date: str, variant: str) -> dict[str, str]:
         """Return the stored number, salt and commitment of a day's deal (empty if none yet)."""
-        result: dict[str, str] = await self.redis.hgetall(f"daily:{date}:{variant}")  # type: ignore[assignment]
-        return result
+        return text_map(await self.redis.hgetall(f"daily:{date}:{variant}"))
 
     async def set_daily_deal(
         self, date: str, variant: str, deal: Mapping[str, str], keep_ms: int
@@ -60,7 +59,7 @@ class DailyStore(StoreBase):
             pipe.hget(f"daily:{date}:{variant}:attempts", player_id)
             pipe.sismember(f"daily:{date}:{variant}:done", player_id)
             game_id, done = await pipe.execute()
-        return game_id, bool(done)
+        return as_text_or_none(game_id), bool(done)
 
     async def finish_daily_attempt(self, date: str, variant: str, player_id: str, keep_ms: int) -> None:
         """Mark the player's ranked attempt of a day as over."""
@@ -95,11 +94,11 @@ class DailyStore(StoreBase):
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zcard(key)
             pipe.zrange(key, offset, offset + limit - 1)
-            total, players = await pipe.execute()
-        entries = await self.redis.hmget(f"{key}:e", players) if players else []
-        return int(total), [(p, e) for p, e in zip(players, entries, strict=True) if e]
+            total, listed = await pipe.execute()
+        players = text_list(listed)
+        entries = text_or_none_list(await self.redis.hmget(f"{key}:e", players)) if players else []
+        return as_int(total), [(p, e) for p, e in zip(players, entries, strict=True) if e]
 
     async def board_rank(self, date: str, variant: str, player_id: str) -> int | None:
         """Return the player's 0-based rank on a day's board, or ``None``."""
-        rank = await self.redis.zrank(board_key(date, variant), player_id)
-        return None if rank is None else int(rank)
+        return as_int_or_none(await self.redis.zrank(board_key(date, variant), player_id))

@@ -10,6 +10,7 @@ from . import scripts
 from .base import StoreBase
 from .keys import LIVE_CHANNEL, game_channel, game_key
 from .records import ActionOutcome, GameRecord, RacerRecord, Unreplicated
+from .replies import as_text_or_none, text_list, text_map
 
 FOLLOW_TTL = 2 * 24 * 3600
 """Seconds a node's mark as a game's follower lasts, unless it follows the game again."""
@@ -58,12 +59,11 @@ class GameStore(StoreBase):
 
     async def game_state(self, game_id: str) -> str | None:
         """Return a game's state (``racing``, ``ended``), or ``None`` if no such game is kept."""
-        state: str | None = await self.redis.hget(game_key(game_id, "meta"), "state")  # type: ignore[assignment]
-        return state
+        return as_text_or_none(await self.redis.hget(game_key(game_id, "meta"), "state"))
 
     async def game(self, game_id: str, *, with_moves: bool = True) -> GameRecord | None:
         """Return a stored game with every racer's record (and move list), or ``None``."""
-        meta: dict[str, str] = await self.redis.hgetall(game_key(game_id, "meta"))  # type: ignore[assignment]
+        meta = text_map(await self.redis.hgetall(game_key(game_id, "meta")))
         if not meta:
             return None
         roster = json.loads(meta["roster"])
@@ -76,8 +76,8 @@ class GameStore(StoreBase):
         per_racer = 2 if with_moves else 1
         racers = []
         for index, racer in enumerate(roster):
-            fields = replies[per_racer * index]
-            moves = replies[per_racer * index + 1] if with_moves else []
+            fields = text_map(replies[per_racer * index])
+            moves = text_list(replies[per_racer * index + 1]) if with_moves else []
             racers.append(
                 RacerRecord(
                     player_id=racer["id"],
@@ -95,11 +95,17 @@ class GameStore(StoreBase):
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hgetall(game_key(game_id, f"p:{player_id}"))
             pipe.lrange(game_key(game_id, f"m:{player_id}"), 0, -1)
-            fields, moves = await pipe.execute()
+            fields_reply, moves_reply = await pipe.execute()
+        fields = text_map(fields_reply)
         if not fields:
             return None
         return RacerRecord(
-            player_id, fields.get("name", ""), fields["status"], int(fields["changed"]), fields, moves
+            player_id,
+            fields.get("name", ""),
+            fields["status"],
+            int(fields["changed"]),
+            fields,
+            text_list(moves_reply),
         )
 
     async def act(
@@ -211,7 +217,7 @@ class GameStore(StoreBase):
 
     async def events(self, game_id: str, after: int) -> list[tuple[int, str]]:
         """Return the game's events with versions greater than ``after``, in order."""
-        entries: list[str] = await self.redis.lrange(game_key(game_id, "log"), after, -1)  # type: ignore[assignment]
+        entries = text_list(await self.redis.lrange(game_key(game_id, "log"), after, -1))
         return [(after + 1 + index, entry) for index, entry in enumerate(entries)]
 
     async def save_analysis(self, game_id: str, player_id: str, analysis: str, keep_ms: int) -> None:
@@ -220,8 +226,7 @@ class GameStore(StoreBase):
 
     async def analysis(self, game_id: str, player_id: str) -> str | None:
         """Return a racer's stored post-game analysis, or ``None`` while it is computed."""
-        result: str | None = await self.redis.get(game_key(game_id, f"a:{player_id}"))  # type: ignore[assignment]
-        return result
+        return as_text_or_none(await self.redis.get(game_key(game_id, f"a:{player_id}")))
 
     async def set_spectators(self, game_id: str, node: str, count: int) -> int:
         """Record this node's spectator count of a game; return the count over all nodes."""
@@ -234,9 +239,8 @@ class GameStore(StoreBase):
             pipe.expire(key, 3600)
             pipe.hvals(key)
             *_, values = await pipe.execute()
-        return sum(int(v) for v in values)
+        return sum(int(v) for v in text_list(values))
 
     async def live_games(self, limit: int = 200) -> list[str]:
         """Return the ids of running games, oldest first."""
-        result: list[str] = await self.redis.zrange("live", 0, limit - 1)  # type: ignore[assignment]
-        return result
+        return text_list(await self.redis.zrange("live", 0, limit - 1))

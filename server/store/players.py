@@ -9,6 +9,7 @@ from typing import Any
 
 from .base import StoreBase
 from .keys import FORGOTTEN_NAME, NODES_KEY, game_key, player_channel, token_key
+from .replies import as_text_or_none, text_list, text_map, text_or_none_list, text_set
 
 __all__ = ["PlayerStore"]
 
@@ -34,10 +35,10 @@ class PlayerStore(StoreBase):
 
     async def player_by_token(self, token: str) -> tuple[str, str] | None:
         """Return the id and name of the player holding ``token``, or ``None``."""
-        player_id = await self.redis.get(token_key(token))
+        player_id = as_text_or_none(await self.redis.get(token_key(token)))
         if player_id is None:
             return None
-        name = await self.redis.hget(f"player:{player_id}", "name")
+        name = as_text_or_none(await self.redis.hget(f"player:{player_id}", "name"))
         if name is None:
             return None
         return player_id, name
@@ -51,12 +52,12 @@ class PlayerStore(StoreBase):
         async with self.redis.pipeline(transaction=False) as pipe:  # players of many slots
             for player_id in player_ids:
                 pipe.hget(f"player:{player_id}", "name")
-            names: list[str | None] = await pipe.execute()
+            names = text_or_none_list(await pipe.execute())
         return [name or "?" for name in names]
 
     async def player_places(self, player_id: str) -> dict[str, str]:
         """Return the player's current ``room`` and ``game`` (absent fields when none)."""
-        values = await self.redis.hmget(f"player:{player_id}", ["room", "game"])
+        values = text_or_none_list(await self.redis.hmget(f"player:{player_id}", ["room", "game"]))
         return {k: v for k, v in zip(("room", "game"), values, strict=True) if v}
 
     async def set_player_place(
@@ -107,7 +108,7 @@ class PlayerStore(StoreBase):
             pipe.zrangebyscore(NODES_KEY, "-inf", now_ms - timeout_ms)
             pipe.zremrangebyscore(NODES_KEY, "-inf", now_ms - 10 * timeout_ms)
             _, silent, _ = await pipe.execute()
-        return [node for node in silent if node != self.instance]
+        return [node for node in text_list(silent) if node != self.instance]
 
     # -- statistics -------------------------------------------------------------------
 
@@ -127,7 +128,7 @@ class PlayerStore(StoreBase):
         async with self.redis.pipeline(transaction=False) as pipe:
             for variant in variants:
                 pipe.hgetall(f"stats:{player_id}:{variant}")
-            replies = await pipe.execute()
+            replies = [text_map(reply) for reply in await pipe.execute()]
         return {variant: reply for variant, reply in zip(variants, replies, strict=True) if reply}
 
     async def add_result(self, player_id: str, game_id: str) -> None:
@@ -140,7 +141,7 @@ class PlayerStore(StoreBase):
     async def recent_results(self, player_id: str, count: int) -> list[dict[str, str]]:
         """Return the kept records (variant, mode, start, options, roster, standings, daily) of
         a player's newest finished games, newest first; games no longer kept are left out."""
-        game_ids: list[str] = await self.redis.lrange(f"results:{player_id}", 0, count - 1)  # type: ignore[assignment]
+        game_ids = text_list(await self.redis.lrange(f"results:{player_id}", 0, count - 1))
         fields = ["variant", "mode", "start", "options", "roster", "standings", "daily", "state"]
         async with self.redis.pipeline(transaction=False) as pipe:  # games of many slots
             for game_id in game_ids:
@@ -169,8 +170,7 @@ class PlayerStore(StoreBase):
 
     async def saved_games(self, player_id: str) -> list[str]:
         """Return the ids of the player's saved games, newest first."""
-        result: list[str] = await self.redis.zrevrange(f"saved:{player_id}", 0, 199)  # type: ignore[assignment]
-        return result
+        return text_list(await self.redis.zrevrange(f"saved:{player_id}", 0, 199))
 
     # -- forget me --------------------------------------------------------------------
 
@@ -180,7 +180,7 @@ class PlayerStore(StoreBase):
         Finished games others played with them stay replayable under the name
         "forgotten player"; aggregate counters without personal data remain.
         """
-        record = await self.redis.hgetall(f"player:{player_id}")
+        record = text_map(await self.redis.hgetall(f"player:{player_id}"))
         removed: dict[str, int | bool] = {"identity": bool(record)}
         saved = await self.saved_games(player_id)
         for game_id in saved:
@@ -191,7 +191,7 @@ class PlayerStore(StoreBase):
         removed["statistics"] = await self._delete_each(
             [f"stats:{player_id}:{variant}" for variant in variants]
         )
-        boards: list[str] = list(await self.redis.smembers(f"boards:{player_id}"))  # type: ignore[arg-type]
+        boards = list(text_set(await self.redis.smembers(f"boards:{player_id}")))
         entries = 0
         for board in boards:
             async with self.redis.pipeline(transaction=False) as pipe:
@@ -201,7 +201,7 @@ class PlayerStore(StoreBase):
             entries += int(gone)
             await self.redis.publish(board.replace("{", "").replace("}", ""), player_id)  # its channel
         removed["leaderboard_entries"] = entries
-        games: list[str] = await self.redis.lrange(f"results:{player_id}", 0, -1)  # type: ignore[assignment]
+        games = text_list(await self.redis.lrange(f"results:{player_id}", 0, -1))
         renamed = 0
         for game_id in games:
             renamed += await self._scrub_name(game_id, player_id)
@@ -222,7 +222,7 @@ class PlayerStore(StoreBase):
 
     async def _scrub_name(self, game_id: str, player_id: str) -> int:
         meta_key = game_key(game_id, "meta")
-        roster_text = await self.redis.hget(meta_key, "roster")
+        roster_text = as_text_or_none(await self.redis.hget(meta_key, "roster"))
         if roster_text is None:
             return 0
         roster = json.loads(roster_text)
@@ -231,14 +231,14 @@ class PlayerStore(StoreBase):
                 racer["name"] = FORGOTTEN_NAME
         await self.redis.hset(meta_key, "roster", json.dumps(roster))
         await self.redis.hset(game_key(game_id, f"p:{player_id}"), "name", FORGOTTEN_NAME)
-        standings_text = await self.redis.hget(meta_key, "standings")
+        standings_text = as_text_or_none(await self.redis.hget(meta_key, "standings"))
         if standings_text:
             standings = json.loads(standings_text)
             for row in standings:
                 if row["player"] == player_id:
                     row["name"] = FORGOTTEN_NAME
             await self.redis.hset(meta_key, "standings", json.dumps(standings))
-            last = await self.redis.lindex(game_key(game_id, "log"), -1)
+            last = as_text_or_none(await self.redis.lindex(game_key(game_id, "log"), -1))
             if last:
                 event = json.loads(last)
                 if event.get("type") == "race_ended":

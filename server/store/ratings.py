@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from .base import StoreBase
 from .records import RatingRecord, Waiting
+from .replies import as_int, as_int_or_none, text_list, text_map, text_or_none_list
 
 __all__ = ["RatingStore"]
 
@@ -40,7 +41,7 @@ class RatingStore(StoreBase):
         async with self.redis.pipeline(transaction=False) as pipe:  # players of many slots
             for player_id in player_ids:
                 pipe.hget(rating_key(player_id), variant)
-            texts = await pipe.execute()
+            texts = text_or_none_list(await pipe.execute())
         return {
             pid: RatingRecord.from_json(text) if text else None
             for pid, text in zip(player_ids, texts, strict=True)
@@ -48,7 +49,7 @@ class RatingStore(StoreBase):
 
     async def player_ratings(self, player_id: str) -> dict[str, RatingRecord]:
         """Return a player's rating record in every variant they are rated in."""
-        stored: dict[str, str] = await self.redis.hgetall(rating_key(player_id))  # type: ignore[assignment]
+        stored = text_map(await self.redis.hgetall(rating_key(player_id)))
         return {variant: RatingRecord.from_json(text) for variant, text in stored.items()}
 
     async def apply_rating(
@@ -87,7 +88,7 @@ class RatingStore(StoreBase):
         """Return the stored rating changes (JSON) of a player's games, by game id."""
         if not game_ids:
             return {}
-        values: list[str | None] = await self.redis.hmget(rating_key(player_id, "delta"), list(game_ids))  # type: ignore[assignment]
+        values = text_or_none_list(await self.redis.hmget(rating_key(player_id, "delta"), list(game_ids)))
         return {game: value for game, value in zip(game_ids, values, strict=True) if value}
 
     async def count_rated_pairs(
@@ -106,8 +107,7 @@ class RatingStore(StoreBase):
 
     async def rating_rank(self, variant: str, player_id: str) -> int | None:
         """Return a player's place (from 0) on a variant's rating board, or ``None``."""
-        rank = await self.redis.zrevrank(rating_board_key(variant), player_id)
-        return None if rank is None else int(rank)  # type: ignore[arg-type]
+        return as_int_or_none(await self.redis.zrevrank(rating_board_key(variant), player_id))
 
     async def rating_board(self, variant: str, offset: int, limit: int) -> tuple[int, list[str]]:
         """Return the number of rated players of a variant and the ids at ``offset`` on."""
@@ -115,7 +115,7 @@ class RatingStore(StoreBase):
             pipe.zcard(rating_board_key(variant))
             pipe.zrevrange(rating_board_key(variant), offset, offset + limit - 1)
             total, players = await pipe.execute()
-        return int(total), list(players)
+        return as_int(total), text_list(players)
 
     # -- the rated queue ----------------------------------------------------------------
 

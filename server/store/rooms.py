@@ -9,6 +9,7 @@ from typing import Any
 from .base import StoreBase
 from .keys import ROOM_ALPHABET, ROOM_CODE_LENGTH, rematch_key, room_key
 from .records import StoreError
+from .replies import as_text_or_none, text_list, text_map, text_or_none_list, text_set
 
 __all__ = ["RoomStore"]
 
@@ -49,14 +50,22 @@ class RoomStore(StoreBase):
             pipe.hgetall(room_key(code))
             pipe.lrange(room_key(code, "members"), 0, -1)
             pipe.smembers(room_key(code, "ready"))
-            info, members, ready = await pipe.execute()
+            info_reply, members_reply, ready_reply = await pipe.execute()
+        info = text_map(info_reply)
         if not info:
             return None
+        members = text_list(members_reply)
         async with self.redis.pipeline(transaction=False) as pipe:
             for member in members:
                 pipe.hget(f"player:{member}", "name")
-            display = [name or "?" for name in await pipe.execute()]
-        return {"code": code, **info, "members": members, "names": display, "ready": sorted(ready)}
+            display = [name or "?" for name in text_or_none_list(await pipe.execute())]
+        return {
+            "code": code,
+            **info,
+            "members": members,
+            "names": display,
+            "ready": sorted(text_set(ready_reply)),
+        }
 
     async def join_room(self, code: str, player_id: str, ttl_ms: int) -> None:
         """Add a player to an open room, or raise :class:`StoreError`."""
@@ -95,24 +104,22 @@ class RoomStore(StoreBase):
 
     async def room_size(self, code: str) -> int:
         """Return a room's ``max_players``, or 0 if the room is gone."""
-        return int(await self.redis.hget(room_key(code), "max_players") or 0)
+        return int(as_text_or_none(await self.redis.hget(room_key(code), "max_players")) or 0)
 
     async def rematch_room(self, game_id: str) -> str | None:
         """Return the room opened to race ``game``'s players again, if one was."""
-        code: str | None = await self.redis.get(rematch_key(game_id))
-        return code
+        return as_text_or_none(await self.redis.get(rematch_key(game_id)))
 
     async def claim_rematch(self, game_id: str, code: str, ttl_ms: int) -> str:
         """Make ``code`` the room of ``game``'s rematch unless another is already; return the one that is."""
         key = rematch_key(game_id)
         if await self.redis.set(key, code, nx=True, px=ttl_ms):
             return code
-        held: str | None = await self.redis.get(key)
-        return held or code
+        return as_text_or_none(await self.redis.get(key)) or code
 
     async def rematch_openings(self, game_id: str, player_id: str) -> int:
         """Return how many rematch rooms of ``game`` this player has opened."""
-        return int(await self.redis.get(rematch_key(game_id, f"opened:{player_id}")) or 0)
+        return int(as_text_or_none(await self.redis.get(rematch_key(game_id, f"opened:{player_id}"))) or 0)
 
     async def count_rematch_opening(self, game_id: str, player_id: str, ttl_ms: int) -> None:
         """Count one more rematch room of ``game`` opened by this player."""

@@ -279,3 +279,58 @@ async def test_each_channel_name_and_payload_reads_back_what_it_was_made_from() 
     event = '{"type": "move", "note": "a|b"}'
     assert keys.game_event(f"12|node-1|{event}") == (12, "node-1", event)
     assert keys.live_change("+G1") == (True, "G1") and keys.live_change("-G1") == (False, "G1")
+
+
+async def test_reply_helpers_pass_what_a_command_must_answer_and_name_anything_else() -> None:
+    from server.store.replies import (
+        UnexpectedReply,
+        as_int,
+        as_int_or_none,
+        as_text,
+        as_text_or_none,
+        text_list,
+        text_map,
+        text_or_none_list,
+        text_set,
+    )
+
+    listed, mapped, members = ["a", "b"], {"f": "v"}, {"x"}
+    assert as_text("a") == "a" and as_text_or_none(None) is None and as_text_or_none("") == ""
+    assert text_list(listed) is listed and text_map(mapped) is mapped and text_set(members) is members
+    assert text_or_none_list(["a", None]) == ["a", None]
+    assert as_int(0) == 0 and as_int_or_none(None) is None and as_int_or_none(3) == 3
+    refused: list[tuple[Any, Any, str]] = [
+        (as_text, None, "expected text from Redis, got NoneType None"),
+        (as_text_or_none, b"a", "expected text or nil from Redis, got bytes b'a'"),
+        (text_list, "ab", "expected a list of text from Redis, got str 'ab'"),
+        (text_list, ["a", None], "expected text at index 1 of a list from Redis, got NoneType None"),
+        (text_or_none_list, [b"a"], "expected text or nil at index 0 of a list from Redis, got bytes b'a'"),
+        (text_set, ["a"], "expected a set of text from Redis, got list ['a']"),
+        (text_map, {"f": 1}, "expected text as the value of field 'f' from Redis, got int 1"),
+        (as_int, "3", "expected an integer from Redis, got str '3'"),
+        (as_int, True, "expected an integer from Redis, got bool True"),
+        (as_int_or_none, [1, 2.0], "expected an integer from Redis, got list [1, 2.0]"),
+    ]
+    for helper, reply, message in refused:
+        with pytest.raises(UnexpectedReply) as caught:
+            helper(reply)
+        assert str(caught.value) == message
+    with pytest.raises(TypeError, match=r"got str '(x){56}\.\.\.$"):
+        as_int("x" * 100)  # a long reply is shown cut short
+
+
+async def test_reads_come_back_as_text_and_numbers(redis_url: str) -> None:
+    store = Store(redis_url)
+    await make_game(store)
+    assert await store.game_state("g1") == "racing" and await store.game_state("nope") is None
+    game = await store.game("g1")
+    assert game is not None and game.meta["variant"] == "scorpion" and game.racers[0].moves == []
+    assert await store.events("g1", 0) == [(1, json.dumps({"type": "race_started"}))]
+    assert await store.live_games() == ["g1"]
+    assert await store.daily_secret() == await store.daily_secret() != ""
+    await store.submit_score("2026-01-02", "scorpion", "pa", 1.5, "entry-a", 60_000)
+    assert await store.board_page("2026-01-02", "scorpion", 0, 10) == (1, [("pa", "entry-a")])
+    assert await store.board_rank("2026-01-02", "scorpion", "pa") == 0
+    assert await store.board_rank("2026-01-02", "scorpion", "pb") is None
+    assert await store.rating_rank("scorpion", "pa") is None
+    await store.close()
