@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from importlib import metadata
@@ -65,6 +66,8 @@ class Config:
     test_deals: str = ""
     web_dir: Path | None = None
     event_loop: str = "auto"
+    workers: int = 1
+    reuse_port: bool = False
 
 
 _HELP = {
@@ -118,6 +121,14 @@ _HELP = {
     "daily_secret": "secret the daily deals derive from (default: one generated and kept in Redis)",
     "web_dir": "directory of the browser client served at / (default: the installed client/web)",
     "event_loop": "auto (uvloop where it is installed, else asyncio's own), uvloop or asyncio",
+    "workers": (
+        "node processes sharing the port, under one supervising process (auto: one per core); "
+        "1 runs the node in this process"
+    ),
+    "reuse_port": (
+        "listen with SO_REUSEPORT, so that other processes that do may share the port (the kernel "
+        "spreads connections among them); --workers sets it for its workers"
+    ),
     "test_deals": (
         "comma-separated deal numbers used in turn (the last repeats) instead of secret ones: "
         "tests and demos only"
@@ -167,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _convert(name: str, raw: str, default: object) -> object:
     if name == "redis_url":
         return raw or None
+    if name == "workers" and raw.strip().lower() == "auto":
+        return os.cpu_count() or 1
     if isinstance(default, bool):
         return raw.lower() in ("1", "true", "yes", "on")
     if isinstance(default, int):
@@ -224,6 +237,8 @@ def _problem(config: Config) -> str | None:
             return f"redis-url: {exc}"
     if config.redis_wait_replicas and config.redis_url is None:
         return "redis-wait-replicas needs a redis-url: the embedded server has no replicas"
+    if (config.workers > 1 or config.reuse_port) and not hasattr(socket, "SO_REUSEPORT"):
+        return "workers above 1 and reuse-port need SO_REUSEPORT, which this platform lacks"
     for item in fields(Config):
         value = getattr(config, item.name)
         if item.name in ("port", "quick_match_size") or type(value) not in (int, float):
