@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.game import Board, move_from_text, player_view, summarize
 from protocol.wire.codec import JSON, MAX_SERVER_FRAME, MSGPACK, decode, encode
-from protocol.wire.message import Accepted, Message, PlayMove
+from protocol.wire.message import Accepted, Message, PlayMove, WireMove
 
 ROUNDS = 5
 
@@ -44,7 +44,7 @@ def main() -> None:
     """Print the figures."""
     board = Board.new("scorpion", 1)
     move = move_from_text("7D:5-1")
-    request = PlayMove(game="G7K2M9QX", v=42, move=move, ref=12)
+    request = PlayMove(game="G7K2M9QX", v=42, move=WireMove.of(move), ref=12)
     board.play(move)
     answer = Accepted(
         game="G7K2M9QX",

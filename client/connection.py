@@ -127,6 +127,7 @@ from protocol.wire.message import (
     Welcome,
     Winnable,
     WinnableInfo,
+    WireMove,
 )
 
 from .identity import Identity, TokenStore
@@ -749,8 +750,10 @@ class ScorpionClient:
         message = _with_ref(message, ref)
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[ref] = future
+        frame = encode(message, self.fmt)
+        decode(frame, self.fmt)  # refuse here what the server would refuse (an id, a name, a code)
         try:
-            await ws.send(encode(message, self.fmt))
+            await ws.send(frame)
         except ConnectionClosed:
             self._pending.pop(ref, None)
             raise ConnectionLost("the connection closed while sending") from None
@@ -926,7 +929,7 @@ class ScorpionClient:
         game, v = self._game(game, v)
         if move.is_deal:
             return await self._act(DealReserve(game=game, v=v))
-        return await self._act(PlayMove(game=game, v=v, move=move))
+        return await self._act(PlayMove(game=game, v=v, move=WireMove.of(move)))
 
     async def deal(self, *, game: str | None = None, v: int | None = None) -> Accepted:
         """Deal the reserve."""
@@ -1155,6 +1158,4 @@ class ScorpionClient:
 
 
 def _with_ref(message: Message, ref: int) -> Message:
-    import dataclasses
-
-    return dataclasses.replace(message, ref=ref)
+    return message.answering(ref)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 from collections import OrderedDict, deque
 from typing import Any
@@ -113,7 +112,7 @@ class GameFeed(Service):
                 first = project(game, version, event, session.player)
                 if first is not None:
                     session.games[game_id] = 1
-                    session.send(dataclasses.replace(first, ref=ref))
+                    session.send(first.answering(ref))
                     continue
             session.deliver(game_id, version, event, spectator=False)
 
@@ -345,7 +344,7 @@ class GameFeed(Service):
         assert session.player is not None
         snapshot = await self.race.snapshot(game, session.player)
         await self.listen_as_racer(session, game, snapshot.v)
-        session.send(dataclasses.replace(snapshot, ref=ref))
+        session.send(snapshot.answering(ref))
 
     # -- spectators -----------------------------------------------------------------------
 

@@ -252,7 +252,7 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
     if kind in ("move", "status"):
         player = event["player"]
         if viewer is None:
-            return SpectateEvent.trusted(
+            return SpectateEvent(
                 game=game.game_id,
                 v=version,
                 player=player,
@@ -261,14 +261,14 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
                 status=event["status"],
             )
         if viewer == player:
-            return Accepted.trusted(
+            return Accepted(
                 game=game.game_id,
                 v=version,
                 view=event["view"],
                 summary=event["summary"],
                 status=event["status"],
             )
-        return Progress.trusted(
+        return Progress(
             game=game.game_id, v=version, player=player, summary=event["summary"], status=event["status"]
         )
     if kind == "race_ended":
@@ -277,7 +277,7 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
             v=version,
             standings=tuple(Standing(**s) for s in event["standings"]),
             # The node's own copy of the number, exact whatever the event's reader made of it.
-            number=game.number if event.get("number") is not None else None,
+            number=str(game.number) if event.get("number") is not None else None,
             salt=event.get("salt"),
         )
     return None

@@ -417,7 +417,7 @@ class RaceService:
         if status in DONE:
             game.finished_ms[player_id] = now
             self.end_when_all_done(game)
-        return Accepted.trusted(
+        return Accepted(
             game=game.game_id, v=version, view=view, summary=summary, status=status, ref=ref
         )
 

@@ -37,7 +37,7 @@ async def replay_log(store: Store, game: LiveGame) -> ReplayLog:
         variant=game.variant,
         options=game.options,
         start=game.start,
-        number=game.number,
+        number=str(game.number),
         salt=game.salt,
         logs=tuple(
             PlayerLog(player=pid, name=name, moves=tuple(moves[pid]), times=tuple(times[pid]))

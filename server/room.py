@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
@@ -22,7 +21,7 @@ async def publish_room(store: Store, code: str, ref_to: tuple[Session, Any] | No
     state = room_state(room)
     if ref_to is not None:
         session, ref = ref_to
-        session.send(dataclasses.replace(state, ref=ref))
+        session.send(state.answering(ref))
     for member in room["members"]:
         if ref_to is not None and member == ref_to[0].player:
             continue

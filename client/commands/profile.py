@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
+
+import msgspec
 
 from protocol.game import VARIANTS
 from protocol.wire.message import Profile, StatsInfo
@@ -65,7 +66,7 @@ def only_variant(profile: Profile, variant: str | None) -> Profile:
     """Return the profile with only one variant's ratings, statistics and games (all when ``None``)."""
     if variant is None:
         return profile
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         profile,
         ratings=tuple(r for r in profile.ratings if r.variant == variant),
         stats=tuple(s for s in profile.stats if s.variant == variant),

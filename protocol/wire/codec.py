@@ -8,13 +8,12 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Union
 
-import msgpack  # type: ignore[import-untyped]
+import msgspec
 
 from .error import ErrorCode, ProtocolError, Ref
-from .message import MAX_REF, MAX_REF_TEXT, Message, from_dict
+from .message import MAX_REF, MAX_REF_TEXT, MESSAGES, Message, from_dict
 
 __all__ = [
     "FORMATS",
@@ -53,11 +52,13 @@ MAX_CLIENT_FRAME: Final = 8192
 MAX_SERVER_FRAME: Final = 1 << 20
 """Longest frame the server sends (snapshots, batches and replays may exceed 8 KiB)."""
 
-_json_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+_ANY_MESSAGE: Any = Union[tuple(MESSAGES.values())]  # noqa: UP007 (a union built from the registry)
+_msgpack_decoder = msgspec.msgpack.Decoder(_ANY_MESSAGE)
+_json_decoder = msgspec.json.Decoder(_ANY_MESSAGE)
+_msgpack_plain = msgspec.msgpack.Decoder()
+_json_plain = msgspec.json.Decoder()
+_msgpack_encoder = msgspec.msgpack.Encoder()
+_json_encoder = msgspec.json.Encoder()
 
 
 def format_of(subprotocol: str | None) -> Format:
@@ -76,21 +77,20 @@ def to_dict(message: Message) -> dict[str, Any]:
 
 def encode(message: Message, fmt: Format = MSGPACK) -> bytes | str:
     """Return the frame of ``message``: ``bytes`` for msgpack, ``str`` for JSON."""
-    data = message.to_dict()
     try:
         if fmt == MSGPACK:
-            return msgpack.packb(data, use_bin_type=True)  # type: ignore[no-any-return]
+            return _msgpack_encoder.encode(message)
         if fmt == JSON:
-            return _json_encoder.encode(data)
-    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+            return _json_encoder.encode(message).decode("utf-8")
+    except (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError) as exc:
         raise ProtocolError(
             ErrorCode.INTERNAL, f"{message.TYPE!r} message holds data the wire cannot carry: {exc}"
         ) from None
     raise ValueError(f"unknown format {fmt!r}: use {MSGPACK} or {JSON}")
 
 
-def decode_dict(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_CLIENT_FRAME) -> Any:
-    """Return the plain data in ``frame`` (not yet a message), refusing frames over ``limit`` bytes."""
+def _checked_size(frame: bytes | str, fmt: Format, limit: int) -> bytes | str:
+    """Return ``frame`` as its format's type, or raise when it is of the wrong kind or too long."""
     if fmt == MSGPACK:
         if type(frame) is not bytes:
             if isinstance(frame, bytearray | memoryview):
@@ -101,21 +101,39 @@ def decode_dict(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_C
             raise ProtocolError(
                 ErrorCode.TOO_LARGE, f"the frame has {len(frame)} bytes; the limit is {limit}"
             )
-        try:
-            return msgpack.unpackb(frame, raw=False, use_list=True, strict_map_key=True)
-        except Exception:  # msgpack raises many kinds of errors on bad input
-            raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not one valid msgpack value") from None
+        return frame
     if fmt == JSON:
         if type(frame) is not str:
             raise ProtocolError(ErrorCode.BAD_FRAME, f"{JSON} uses text frames, not binary frames")
         size = len(frame)
         if size > limit or (size * 4 > limit and len(frame.encode("utf-8", "surrogatepass")) > limit):
             raise ProtocolError(ErrorCode.TOO_LARGE, f"the frame is over the limit of {limit} bytes")
-        try:
-            return json.loads(frame, parse_constant=_no_constant)
-        except (ValueError, RecursionError):
-            raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not one valid JSON value") from None
+        return frame
     raise ValueError(f"unknown format {fmt!r}: use {MSGPACK} or {JSON}")
+
+
+def decode_dict(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_CLIENT_FRAME) -> Any:
+    """Return the plain data in ``frame`` (not yet a message), refusing frames over ``limit`` bytes."""
+    frame = _checked_size(frame, fmt, limit)
+    try:
+        if type(frame) is bytes:  # checked to be msgpack's binary frame
+            data = _msgpack_plain.decode(frame)
+            if not _has_text_keys(data):
+                raise ValueError("a map key that is not text")
+            return data
+        return _json_plain.decode(frame)
+    except (msgspec.DecodeError, RecursionError, UnicodeError, ValueError):
+        what = "msgpack" if fmt == MSGPACK else "JSON"
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"the frame is not one valid {what} value") from None
+
+
+def _has_text_keys(data: Any) -> bool:
+    """Tell whether every map in ``data`` has text (or binary) keys, as the contract's maps do."""
+    if type(data) is dict:
+        return all(type(k) in (str, bytes) for k in data) and all(_has_text_keys(v) for v in data.values())
+    if type(data) is list:
+        return all(_has_text_keys(v) for v in data)
+    return True
 
 
 def peek_ref(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_CLIENT_FRAME) -> Ref | None:
@@ -139,13 +157,24 @@ def peek_ref(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_CLIE
 def decode(frame: bytes | str, fmt: Format = MSGPACK, *, limit: int = MAX_CLIENT_FRAME) -> Message:
     """Return the message in ``frame``, or raise ``ProtocolError`` saying what is wrong with it.
 
-    The server keeps the default ``limit`` (8 KiB); a client decoding server frames passes
+    A well-formed frame is decoded and checked by msgspec in one pass; any other frame
+    is read again as plain data, so that the error names the field at fault, carries
+    the request's ``ref`` and reads a ``null`` as an absent field. The server keeps the
+    default ``limit`` (8 KiB); a client decoding server frames passes
     ``limit=MAX_SERVER_FRAME``.
     """
+    frame = _checked_size(frame, fmt, limit)
+    try:
+        message: Message = (
+            _msgpack_decoder.decode(frame) if type(frame) is bytes else _json_decoder.decode(frame)
+        )
+        return message
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeError, ValueError):
+        pass  # said precisely below
+    except ProtocolError:
+        pass  # a rule across fields: said again below, with the request's ref
     data = decode_dict(frame, fmt, limit=limit)
     try:
         return from_dict(data)
-    except ProtocolError:
-        raise
     except RecursionError:
         raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is nested too deeply") from None

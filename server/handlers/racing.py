@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from typing import cast
 
 from protocol.wire.error import ErrorCode, ProtocolError
-from protocol.wire.message import Batch, DealReserve, HintRequest, PlayMove, Resign, Resume, Undo
+from protocol.wire.message import (
+    Batch,
+    DealReserve,
+    HintRequest,
+    PlayMove,
+    RacerEvent,
+    Resign,
+    Resume,
+    Undo,
+)
 
 from ..node import Node
 from ..session import Session
@@ -34,7 +44,7 @@ async def _action(node: Node, session: Session, message: GameAction, kind: str) 
             session.player,
             kind,
             seen,
-            message.move if isinstance(message, PlayMove) else None,
+            message.engine_move if isinstance(message, PlayMove) else None,
             session.id,
             message.ref,
         )
@@ -84,4 +94,8 @@ async def on_resume(node: Node, session: Session, message: Resume) -> None:
         return
     events, last = missed
     await node.feed.listen_as_racer(session, game, last)
-    session.send(Batch(game=game.game_id, v=last, events=tuple(events), ref=message.ref))
+    session.send(
+        Batch(
+            game=game.game_id, v=last, events=cast("tuple[RacerEvent, ...]", tuple(events)), ref=message.ref
+        )
+    )

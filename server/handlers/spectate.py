@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+from typing import Any, cast
 
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import (
@@ -13,6 +12,7 @@ from protocol.wire.message import (
     Replay,
     ReplayPositions,
     SpectateBatch,
+    SpectatorEvent,
     Unwatch,
     Watch,
 )
@@ -86,7 +86,7 @@ async def on_watch(node: Node, session: Session, message: Watch) -> None:
     delay_ms = game.options.spectator_delay * 1000
     snapshot = await node.race.spectator_snapshot(game, count, delay_ms)
     session.watching[game_id] = snapshot.v
-    session.send(dataclasses.replace(snapshot, ref=message.ref))
+    session.send(snapshot.answering(message.ref))
 
 
 async def _spectator_batch(
@@ -100,7 +100,8 @@ async def _spectator_batch(
     if missed is None or (missed[1] == since and since > game.version):
         return None
     events, last = missed
-    return SpectateBatch(game=game.game_id, v=last, spectators=count, events=tuple(events), ref=ref)
+    events_ = cast("tuple[SpectatorEvent, ...]", tuple(events))
+    return SpectateBatch(game=game.game_id, v=last, spectators=count, events=events_, ref=ref)
 
 
 async def on_unwatch(node: Node, session: Session, message: Unwatch) -> None:
@@ -114,7 +115,7 @@ async def on_replay(node: Node, session: Session, message: Replay) -> None:
     game = await _replayable(node, message.game)
     replay = await replay_log(node.store, game)
     await node.feed.maybe_forget(game)
-    session.send(dataclasses.replace(replay, ref=message.ref))
+    session.send(replay.answering(message.ref))
 
 
 async def on_replay_positions(node: Node, session: Session, message: ReplayPositions) -> None:
@@ -122,7 +123,7 @@ async def on_replay_positions(node: Node, session: Session, message: ReplayPosit
     game = await _replayable(node, message.game)
     positions = await replay_positions(node.store, game, message.player)
     await node.feed.maybe_forget(game)
-    session.send(dataclasses.replace(positions, ref=message.ref))
+    session.send(positions.answering(message.ref))
 
 
 async def _replayable(node: Node, game_id: str) -> LiveGame:

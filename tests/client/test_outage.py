@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
@@ -90,7 +89,7 @@ class Peer:
                 reply = answers.pop(0) if len(answers) > 1 else answers[0]
                 for index, message in enumerate(reply):
                     await ws.send(
-                        encode(dataclasses.replace(message, ref=request.ref) if index == 0 else message)
+                        encode(message.answering(request.ref) if index == 0 else message)
                     )
 
 
@@ -203,7 +202,7 @@ async def test_an_action_of_unknown_outcome_that_was_not_applied_goes_again_at_t
     assert answer.v == 2
     moves = server.sent("move")
     assert [m.v for m in moves] == [1, 1], "sent again at the same version: the server cannot apply it twice"  # type: ignore[attr-defined]
-    assert moves[0].move == moves[1].move == first  # type: ignore[attr-defined]
+    assert moves[0].engine_move == moves[1].engine_move == first  # type: ignore[attr-defined]
     assert client.race is not None and client.race.v == 2 and client.race.view == accepted.view
 
 

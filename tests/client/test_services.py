@@ -216,7 +216,7 @@ async def test_replay_lists_the_moves_of_a_finished_game(local_node: Any, make_c
     await ann.resign()
     ended = await ann.race_ended(started.game, timeout=10)
     log = await ann.replay(started.game)
-    assert (log.game, log.variant, log.number, log.salt) == (started.game, "scorpion", DEAL, ended.salt)
+    assert (log.game, log.variant, log.number, log.salt) == (started.game, "scorpion", str(DEAL), ended.salt)
     assert len(log.logs) == 1 and log.logs[0].player == ann.player
     assert list(log.logs[0].moves) == [move_json(move), {"undo": True}, {"deal": True}]
     assert len(log.logs[0].times) == 3 and list(log.logs[0].times) == sorted(log.logs[0].times)

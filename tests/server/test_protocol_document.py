@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import msgspec
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
@@ -53,7 +54,7 @@ def section_of(kind: str) -> str:
 
 def required_fields(kind: str) -> set[str]:
     """Return the wire names of a message's fields that have no default."""
-    return {f.wire for f in MESSAGES[kind]._fields() if f.required}
+    return {f.encode_name for f in msgspec.structs.fields(MESSAGES[kind]) if f.required}
 
 
 def received(*clients: Client) -> dict[str, list[dict[str, Any]]]:

@@ -26,6 +26,7 @@ from protocol.wire.message import (
     RoomCreate,
     RoomJoin,
     Watch,
+    WireMove,
 )
 
 CAMPAIGN = 120_000
@@ -36,15 +37,15 @@ SEEDS: list[Message] = [
     RoomCreate(variant="three-blind-mice", max_players=4, ref="r"),
     RoomJoin(room="ABCDEF"),
     Ready(ready=True, ref=2),
-    PlayMove(game="G7K2M9QX", v=42, move=Move(32, 1, 4), ref=12),
-    PlayMove(game="G7K2M9QX", v=43, move=Move(51, 101, 9)),
+    PlayMove(game="G7K2M9QX", v=42, move=WireMove.of(Move(32, 1, 4)), ref=12),
+    PlayMove(game="G7K2M9QX", v=43, move=WireMove.of(Move(51, 101, 9))),
     HintRequest(game="G7K2M9QX", v=44),
     Resume(game="G7K2M9QX", v=40),
     Watch(room="ABCDEF"),
 ]
 FIELD_NAMES = sorted(
     {"type", "ref", "move", "card", "from", "to", "deal", "options", "events", "standings"}
-    | {f for cls in MESSAGES.values() for f in cls.__dataclass_fields__}
+    | {f for cls in MESSAGES.values() for f in cls.__struct_encode_fields__}
 )
 TYPES = [*sorted(MESSAGES), "leaderboard", "", "x" * 70]
 
