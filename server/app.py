@@ -158,6 +158,7 @@ class ScorpionServer:
             close_timeout=self.config.close_timeout,
             compression=None,
             server_header="scorpion-race",
+            reuse_port=self.config.reuse_port or None,  # a worker of --workers shares the port
         )
 
     @property

@@ -7,7 +7,6 @@ processes sharing its port (``server/workers.py``).
 from __future__ import annotations
 
 import asyncio
-import functools
 import gc
 import json
 import logging
@@ -15,7 +14,6 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .app import ScorpionServer
 from .config import Config, load_config
@@ -27,7 +25,6 @@ __all__ = [
     "event_loop_factory",
     "main",
     "run",
-    "sharing_the_port",
     "tune_gc",
 ]
 
@@ -115,33 +112,6 @@ def event_loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] |
     return uvloop.new_event_loop
 
 
-def sharing_the_port(
-    factory: Callable[[], asyncio.AbstractEventLoop] | None,
-) -> Callable[[], asyncio.AbstractEventLoop]:
-    """Return a loop factory like ``factory`` whose listening sockets use SO_REUSEPORT.
-
-    The node opens its listening socket in ``ScorpionServer`` through websockets'
-    ``serve``, which hands its options on to ``loop.create_server``; defaulting
-    ``reuse_port`` there gives the node's one listening socket the option without a second
-    copy of the server's ``serve`` call. The node opens no other server socket.
-    """
-    make = factory or asyncio.new_event_loop
-
-    def new_loop() -> asyncio.AbstractEventLoop:
-        loop = make()
-        create_server = loop.create_server
-
-        @functools.wraps(create_server)
-        async def create_shared_server(*args: Any, **kwargs: Any) -> asyncio.Server:
-            kwargs.setdefault("reuse_port", True)
-            return await create_server(*args, **kwargs)
-
-        loop.create_server = create_shared_server  # type: ignore[method-assign]
-        return loop
-
-    return new_loop
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``scorpion-server`` and return its exit code."""
     config = load_config(argv)
@@ -153,8 +123,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if config.workers > 1:
         return supervise(config)
-    if config.reuse_port:
-        loop_factory = sharing_the_port(loop_factory)
     try:
         with asyncio.Runner(loop_factory=loop_factory) as runner:
             runner.run(run(config))
