@@ -52,7 +52,7 @@ class GameFeed(Service):
         """Per game, events waiting to be written to this node's spectators, in order."""
         self.followed: set[str] = set()
         self.list_watchers: set[Session] = set()
-        self.frames_sent: OrderedDict[tuple[str, int, str], bytes | str] = OrderedDict()
+        self.frames_sent: OrderedDict[tuple[str, int, bool, str], bytes | str] = OrderedDict()
         self.spectator_totals: dict[str, int] = {}
         self.spectators_reported: dict[str, int] = {}
         """Per game, this node's spectator count as last written to the store."""
@@ -167,7 +167,8 @@ class GameFeed(Service):
             return  # made here: delivered to this node's clients when it was committed
         game = self.race.games.get(game_of_channel(channel))
         if game is not None:
-            self.dispatch_event(game, version, orjson.loads(raw))
+            self.race.note_event(game, version, event := orjson.loads(raw))
+            self.dispatch_event(game, version, event)
 
     async def catch_up(self) -> None:
         """Deliver, from the games' logs, the events published while pub/sub was cut off."""
@@ -178,18 +179,18 @@ class GameFeed(Service):
             known = game.version
             for version, raw in await self.store.events(game_id, known):
                 if version > game.version:
-                    self.dispatch_event(game, version, orjson.loads(raw))
+                    self.race.note_event(game, version, event := orjson.loads(raw))
+                    self.dispatch_event(game, version, event)
 
     def local_event(self, game_id: str, version: int, event: dict[str, Any]) -> None:
-        """Deliver an event this node just committed, without waiting for its pub/sub echo."""
+        """Deliver an event this node just committed (and noted), without waiting for its echo."""
         game = self.race.games.get(game_id)
         if game is not None:
             self.dispatch_event(game, version, event)
 
     def dispatch_event(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
-        """Hand one game event to this node's racers and spectators of that game."""
+        """Hand one game event, already noted in the node's copy, to its racers and spectators here."""
         game_id = game.game_id
-        self.race.note_event(game, version, event)
         for session in list(game.listeners):
             session.deliver(game_id, version, event, spectator=False)
         if self.watchers.get(game_id):
@@ -293,8 +294,10 @@ class GameFeed(Service):
         game = self.race.games.get(game_id)
         if game is None:
             return []
-        if viewer is None and event["type"] in ("move", "status"):
-            return [self.spectator_frame(game, version, event, fmt)]
+        if event["type"] in ("move", "status") and viewer != event["player"]:
+            # Every spectator gets the same frame, and so does every rival of the racer
+            # who moved: each is encoded once per format for all of them.
+            return [self.shared_frame(game, version, event, viewer, fmt)]
         projected = project(game, version, event, viewer)
         return [projected] if projected is not None else []
 
@@ -352,10 +355,20 @@ class GameFeed(Service):
         self, game: LiveGame, version: int, event: dict[str, Any], fmt: Format
     ) -> bytes | str:
         """Return the encoded spectator frame of an event, encoding it once for the whole crowd."""
-        key = (game.game_id, version, fmt)
+        return self.shared_frame(game, version, event, None, fmt)
+
+    def shared_frame(
+        self, game: LiveGame, version: int, event: dict[str, Any], viewer: str | None, fmt: Format
+    ) -> bytes | str:
+        """Return the frame of a racer's event for a spectator (``viewer`` ``None``) or a rival.
+
+        What they see of it does not depend on who they are, so it is encoded once per
+        format and kept a while for the others.
+        """
+        key = (game.game_id, version, viewer is None, fmt)
         frame = self.frames_sent.get(key)
         if frame is None:
-            projected = project(game, version, event, None)
+            projected = project(game, version, event, viewer)
             assert projected is not None
             frame = encode(projected, fmt)
             self.frames_sent[key] = frame

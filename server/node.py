@@ -10,8 +10,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from protocol.wire.error import ErrorCode, ProtocolError
-
 from .analysis import SolverPool
 from .daily import DailyService
 from .feed import GameFeed
@@ -19,7 +17,7 @@ from .leaderboard import Leaderboards
 from .live import LiveGame
 from .matchmaking import Matchmaker
 from .presence import Presence
-from .race import RaceService
+from .race import NOT_RACING, RaceService, own
 from .ratings import RatingService
 from .results import Results
 from .service import Plumbing, Service
@@ -69,14 +67,9 @@ class Node(Service):
         """Run a background task the node keeps track of (and cancels at shutdown)."""
         return self.tasks.spawn(coro)
 
-    async def own_game(self, session: Session, game_id: str, stranger: str) -> LiveGame:
+    async def own_game(self, session: Session, game_id: str, stranger: str = NOT_RACING) -> LiveGame:
         """Return a kept game the session's player races in; else ``no_such_game`` or ``not_your_game``."""
-        game = await self.race.load(game_id)
-        if game is None:
-            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"no game {game_id!r} is kept")
-        if session.player not in game.status:
-            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, stranger)
-        return game
+        return own(await self.race.load(game_id), game_id, session.player, stranger)
 
     def next_test_deal(self) -> int | None:
         """Return the next fixed deal number of a test run, or ``None`` (a fresh secret deal)."""

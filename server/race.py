@@ -33,15 +33,19 @@ from protocol.game import (
     summary_data,
     view_data,
 )
-from protocol.wire.error import ErrorCode, ProtocolError, Ref
+from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import (
     Accepted,
+    DealReserve,
+    HintRequest,
     Hints,
-    Message,
     Options,
+    PlayMove,
     RacerBoard,
+    Resign,
     Snapshot,
     SpectatorSnapshot,
+    Undo,
     deal_commitment,
 )
 
@@ -49,9 +53,27 @@ from .clock import count_outages, paused_spans
 from .live import DONE, RACER_STATUS, GameSpec, LiveGame, new_game_id, now_ms, racer_fields, rank_racers
 from .store import UNREACHABLE, NotSent, Store, Unreplicated
 
-__all__ = ["RaceService"]
+__all__ = ["NOT_RACING", "BoardAction", "RaceService", "own"]
 
 log = logging.getLogger("scorpion.race")
+
+BoardAction = PlayMove | DealReserve | Undo | Resign
+"""A racer's request that changes their own board (or their part in the race)."""
+
+NOT_RACING = "you are not racing in that game"
+"""What a player is told of a game they are not a racer of."""
+
+
+def own(game: LiveGame | None, game_id: str, player_id: str | None, stranger: str = NOT_RACING) -> LiveGame:
+    """Return ``game`` if ``player_id`` races in it; else raise ``no_such_game`` or ``not_your_game``.
+
+    The one answer to "is this your game?", wherever it is asked.
+    """
+    if game is None:
+        raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {game_id!r}")
+    if player_id not in game.status:
+        raise ProtocolError(ErrorCode.NOT_YOUR_GAME, stranger)
+    return game
 
 
 class RaceService:
@@ -200,8 +222,6 @@ class RaceService:
             game.changed[racer.player_id] = racer.changed
             game.status[racer.player_id] = racer.status
             game.summary[racer.player_id] = json.loads(racer.fields.get("summary", "{}"))
-            if "finished" in racer.fields:
-                game.finished_ms[racer.player_id] = int(racer.fields["finished"])
             game.locks[racer.player_id] = asyncio.Lock()
         return game
 
@@ -225,7 +245,11 @@ class RaceService:
         return board
 
     def note_event(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
-        """Update the node's copy of a game from an event published by any node."""
+        """Update the node's copy of a game from an event committed by any node.
+
+        The one writer of a racer's state in the node's copy (version, status, summary):
+        its own commits come here as other nodes' events do.
+        """
         game.version = max(game.version, version)
         player = event.get("player")
         if player is not None and event["type"] in ("move", "status"):
@@ -262,98 +286,86 @@ class RaceService:
 
     # -- the move path ------------------------------------------------------------------
 
-    async def act(
-        self,
-        game_id: str,
-        player_id: str,
-        kind: str,
-        seen: int,
-        move: Move | None = None,
-        origin: str = "",
-        ref: Ref | None = None,
-    ) -> Message:
-        """Apply one racer action (``move``, ``deal``, ``undo``, ``resign``, ``hint``); return the
-        answer, carrying the request's ``ref``."""
-        game = await self.load(game_id)
-        if game is None:
-            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"there is no game {game_id!r}")
-        if player_id not in game.status:
-            raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "you are not racing in that game")
+    async def act(self, player_id: str, action: BoardAction, origin: str = "") -> Accepted:
+        """Apply a racer's action to their board and commit it; return the answer (with its ``ref``)."""
+        game = own(await self.load(action.game), action.game, player_id)
         if game.ended:
             raise ProtocolError(ErrorCode.GAME_OVER, "that race is over")
         await count_outages(self.store, game)
         async with game.locks[player_id]:
             for _attempt in range(3):
-                board = await self.board_of(game, player_id)
-                if game.status[player_id] != "playing":
-                    raise ProtocolError(
-                        ErrorCode.GAME_OVER, f"your race is over: you {game.status[player_id]}"
-                    )
-                if kind == "hint":
-                    return self._hint(game, board, seen).answering(ref)
-                if seen < game.changed[player_id]:
+                board = await self._playing_board(game, player_id)
+                if action.v < game.changed[player_id]:
                     # The board changed after the version the client saw (another tab, or
                     # another node, moved it): the request is stale, whatever it asks. Checked
                     # before the move is, which would otherwise be judged on a board the
                     # client has not seen.
                     raise ProtocolError(
                         ErrorCode.STALE_VERSION,
-                        f"your board changed at version {game.changed[player_id]}; you sent {seen}. "
+                        f"your board changed at version {game.changed[player_id]}; you sent {action.v}. "
                         "Resume to catch up.",
                     )
-                answer = await self._commit(game, player_id, board, kind, seen, move, origin, ref)
+                answer = await self._commit(game, player_id, board, action, origin)
                 if answer is not None:
                     return answer
                 game.boards[player_id] = None  # conflict: another node moved this board
             raise ProtocolError(ErrorCode.INTERNAL, "the move could not be committed; try again")
 
-    def _hint(self, game: LiveGame, board: Board, seen: int) -> Message:
+    async def hint(self, player_id: str, request: HintRequest) -> Hints:
+        """Return hints for the racer's board, where the race allows them."""
+        game = own(await self.load(request.game), request.game, player_id)
+        if game.ended:
+            raise ProtocolError(ErrorCode.GAME_OVER, "that race is over")
         if not game.options.hints:
             raise ProtocolError(ErrorCode.HINTS_FORBIDDEN, "this race does not allow hints")
-        return Hints(game=game.game_id, v=game.version, moves=tuple(move_json(m) for m in hints(board)[:64]))
+        async with game.locks[player_id]:
+            board = await self._playing_board(game, player_id)
+            found = hints(board)[:64]
+        return Hints(
+            game=game.game_id, v=game.version, moves=tuple(move_json(m) for m in found), ref=request.ref
+        )
+
+    async def _playing_board(self, game: LiveGame, player_id: str) -> Board:
+        """Return the racer's board, or raise ``game_over`` when their part is over."""
+        board = await self.board_of(game, player_id)
+        if game.status[player_id] != "playing":
+            raise ProtocolError(ErrorCode.GAME_OVER, f"your race is over: you {game.status[player_id]}")
+        return board
 
     async def _commit(
-        self,
-        game: LiveGame,
-        player_id: str,
-        board: Board,
-        kind: str,
-        seen: int,
-        move: Move | None,
-        origin: str,
-        ref: Ref | None = None,
-    ) -> Message | None:
+        self, game: LiveGame, player_id: str, board: Board, action: BoardAction, origin: str
+    ) -> Accepted | None:
         now = now_ms()
         elapsed = game.elapsed_seconds(now)
         undone: Move | None = None
         pushed = False
-        if kind == "resign":
-            status, op, text = "resigned", "none", ""
-        elif kind == "undo":
-            if not game.options.undo:
-                raise ProtocolError(ErrorCode.UNDO_FORBIDDEN, "this race does not allow undo")
-            if not board.depth:
-                raise ProtocolError(ErrorCode.ILLEGAL_MOVE, "there is no move to undo")
-            op, text = "push", "undo"
-            undone = board.pop()
-        else:
-            chosen = DEAL if kind == "deal" else move
-            assert chosen is not None
-            reason = board.explain(chosen)
-            if reason is not None:
-                raise ProtocolError(ErrorCode.ILLEGAL_MOVE, reason)
-            board.push(chosen)
-            pushed = True
-            op, text = "push", move_text(chosen)
+        match action:
+            case Resign():
+                status, op, text = "resigned", "none", ""
+            case Undo():
+                if not game.options.undo:
+                    raise ProtocolError(ErrorCode.UNDO_FORBIDDEN, "this race does not allow undo")
+                if not board.depth:
+                    raise ProtocolError(ErrorCode.ILLEGAL_MOVE, "there is no move to undo")
+                op, text = "push", "undo"
+                undone = board.pop()
+            case DealReserve() | PlayMove():
+                chosen = DEAL if isinstance(action, DealReserve) else action.engine_move
+                reason = board.explain(chosen)
+                if reason is not None:
+                    raise ProtocolError(ErrorCode.ILLEGAL_MOVE, reason)
+                board.push(chosen)
+                pushed = True
+                op, text = "push", move_text(chosen)
         state = board.status()
-        if kind != "resign":
+        if not isinstance(action, Resign):
             status = RACER_STATUS.get(state, "playing")
         summary = summary_data(board, elapsed, state)
         view = view_data(board)
         record = {
-            "type": "move" if kind != "resign" else "status",
+            "type": "status" if isinstance(action, Resign) else "move",
             "player": player_id,
-            "action": kind,
+            "action": action.TYPE,
             "move": text,
             "view": view,
             "summary": summary,
@@ -366,7 +378,7 @@ class RaceService:
             outcome = await self.store.act(
                 game.game_id,
                 player_id,
-                seen_version=seen,
+                seen_version=action.v,
                 based_on=game.changed[player_id],
                 op=op,
                 move=text,
@@ -404,22 +416,19 @@ class RaceService:
         if outcome.result == "stale":
             raise ProtocolError(
                 ErrorCode.STALE_VERSION,
-                f"your board changed at version {outcome.value}; you sent {seen}. Resume to catch up.",
+                f"your board changed at version {outcome.value}; you sent {action.v}. Resume to catch up.",
             )
         if outcome.result in ("over", "done"):
             raise ProtocolError(ErrorCode.GAME_OVER, "your race is over")
-        version = outcome.version
-        game.version = max(game.version, version)
-        self.on_event(game.game_id, version, record)
-        game.changed[player_id] = version
-        game.status[player_id] = status
-        game.summary[player_id] = summary
-        if status in DONE:
-            game.finished_ms[player_id] = now
-            self.end_when_all_done(game)
+        self._committed(game, outcome.version, record)
         return Accepted(
-            game=game.game_id, v=version, view=view, summary=summary, status=status, ref=ref
+            game=game.game_id, v=outcome.version, view=view, summary=summary, status=status, ref=action.ref
         )
+
+    def _committed(self, game: LiveGame, version: int, record: dict[str, Any]) -> None:
+        """Take an event committed here into the node's copy of the game, then deliver it."""
+        self.note_event(game, version, record)
+        self.on_event(game.game_id, version, record)
 
     async def mark_left(self, game_id: str, player_id: str) -> None:
         """Mark a racer who stayed away past the grace period as having left."""
@@ -444,11 +453,7 @@ class RaceService:
             game_id, player_id, json.dumps(record), racer_fields(summary, "left", {"finished": now})
         )
         if version:
-            self.on_event(game_id, version, record)
-            game.status[player_id] = "left"
-            game.finished_ms[player_id] = now
-            if all(game.status[pid] in DONE for pid in game.racer_ids()):
-                await self.end_race(game_id)
+            self._committed(game, version, record)  # the last racer out ends the race
 
     # -- ending -------------------------------------------------------------------------
 
@@ -482,8 +487,7 @@ class RaceService:
                 paused=record.meta.get("paused", ""),
             )
         if version:
-            self.on_event(game_id, version, ending)
-            game.ended = True
+            self._committed(game, version, ending)
             log.info("race ended", extra={"game": game_id, "version": version})
             if self.on_race_done:
                 result = self.on_race_done(game, standings, finished_at)

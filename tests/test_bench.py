@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -81,17 +79,7 @@ def test_race_benchmark_stops_when_the_floor_command_prints_no_url() -> None:
     assert "printed 'ready' where its ws:// URL was expected" in result.stderr, result.stderr
 
 
-def server_has_workers() -> bool:
-    """Whether ``scorpion-server`` here takes ``--workers``."""
-    help_text = subprocess.run(
-        [sys.executable, "-m", "server.main", "--help"], capture_output=True, text=True, cwd=ROOT
-    ).stdout
-    return "--workers" in help_text
-
-
 def test_race_benchmark_compares_one_worker_with_several() -> None:
-    if not server_has_workers():
-        pytest.skip("scorpion-server has no --workers option here")
     settings = ["--racers", "4", "--seconds", "0.5", "--rounds", "1", "--idle", "20", "--workers", "2"]
     out = run_bench("race.py", *settings)
     for name in ("1 worker", "2 workers"):

@@ -491,3 +491,27 @@ async def test_a_rematch_room_of_a_three_racer_race_keeps_the_first_room_s_size(
         joined = await other.request({"type": "rematch", "game": start["game"]})
         assert joined["room"] == again["room"]
     assert [p["name"] for p in joined["players"]] == ["Cat", "Ann", "Bob"]
+
+
+async def test_every_rival_on_a_node_is_sent_one_encoding_of_a_racer_s_move(
+    local_node: Any, open_client: Any
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann, bob, cat = [await open_client(node, name) for name in ("Ann", "Bob", "Cat")]
+    room = await ann.request({"type": "room_create", "variant": "scorpion", "max_players": 3})
+    for guest in (bob, cat):
+        assert (await guest.request({"type": "room_join", "room": room["room"]}))["type"] == "room"
+        assert (await guest.request({"type": "ready", "ready": True}))["type"] == "room"
+    await ann.send({"type": "room_start"})
+    start = await ann.expect("race_started")
+    for other in (bob, cat):
+        assert (await other.expect("race_started"))["game"] == start["game"]
+    move = next(m for m in Board.new("scorpion", DEAL).legal_moves() if not m.is_deal)
+    accepted = await ann.request({"type": "move", "game": start["game"], "v": 1, "move": move_json(move)})
+    assert accepted["type"] == "accepted", accepted
+    seen = [await rival.expect("progress") for rival in (bob, cat)]
+    assert seen[0] == seen[1] and seen[0]["player"] == ann.player and seen[0]["v"] == accepted["v"]
+    # Both rivals were written the one frame encoded for them (and none for spectators).
+    feed = node.server.node.feed
+    encoded = [key for key in feed.frames_sent if key[:2] == (start["game"], accepted["v"])]
+    assert encoded == [(start["game"], accepted["v"], False, MSGPACK)]
