@@ -128,7 +128,6 @@ class LiveGame:
     changed: dict[str, int] = field(default_factory=dict)
     status: dict[str, str] = field(default_factory=dict)
     summary: dict[str, dict[str, Any]] = field(default_factory=dict)
-    finished_ms: dict[str, int] = field(default_factory=dict)
     locks: dict[str, asyncio.Lock] = field(default_factory=dict)
     listeners: set[GameListener] = field(default_factory=set)
     timer: asyncio.Task[None] | None = None
