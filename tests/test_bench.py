@@ -66,6 +66,17 @@ def test_race_benchmark_runs_the_floor_given_as_a_command(tmp_path: Path) -> Non
     assert server and int(server.group(1)) > 0 and server.group(2) == "0", out
 
 
+def test_race_benchmark_runs_the_picows_floor_as_a_command() -> None:
+    command = shlex.join([sys.executable, "bench/floor_picows.py"])
+    settings = ["--racers", "4", "--seconds", "0.5", "--rounds", "1", "--idle", "0"]
+    out = run_bench("race.py", *settings, "--floor-command", command)
+    assert re.search(rf"^floor: {re.escape(command)} \(pid \d+\) at ws://127\.0\.0\.1:\d+/$", out, re.M), out
+    floor = re.search(r"floor .*?(\d+) msg/s", out)
+    server = re.search(r"server .*?(\d+) moves/s.*errors (\d+)", out)
+    assert floor and int(floor.group(1)) > 0, out  # the picows floor answered the racers' moves
+    assert server and int(server.group(1)) > 0 and server.group(2) == "0", out
+
+
 def test_race_benchmark_stops_when_the_floor_command_prints_no_url() -> None:
     command = shlex.join([sys.executable, "-c", "print('ready')"])
     result = subprocess.run(
