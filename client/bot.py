@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from protocol.game import Board, Move
 from protocol.wire.message import Options, RaceEnded, RaceStarted
 
-from .connection import ClientError, ConnectionLost, IllegalLocally, ScorpionClient, ServerError
+from .api import ScorpionClient
+from .errors import ClientError, ConnectionLost, IllegalLocally, ServerError
 from .model import best_moves, position_key
 
 __all__ = ["Bot", "BotResult", "choose_move"]

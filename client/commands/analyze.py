@@ -8,7 +8,8 @@ import sys
 from protocol.game import Move, MoveError, move_from_json, move_text
 from protocol.wire.message import Analysis
 
-from ..connection import ScorpionClient, ServerError
+from ..api import ScorpionClient
+from ..errors import ServerError
 from .common import add_server_options, run_session
 from .options import seconds
 

@@ -8,8 +8,9 @@ import sys
 
 from protocol.game import VARIANTS
 
+from ..api import ScorpionClient
 from ..bot import Bot, BotResult
-from ..connection import ScorpionClient, ServerError
+from ..errors import ServerError
 from .common import DEFAULT_SERVER, add_server_options
 from .options import positive_int, seconds
 

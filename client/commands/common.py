@@ -16,7 +16,8 @@ from websockets.uri import parse_uri
 from protocol.wire.codec import JSON, MSGPACK
 from protocol.wire.error import ProtocolError
 
-from ..connection import ScorpionClient, ServerError, room_link
+from ..api import ScorpionClient, room_link
+from ..errors import ServerError
 from ..identity import TokenStore
 
 __all__ = [

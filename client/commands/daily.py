@@ -9,7 +9,7 @@ import sys
 from protocol.game import VARIANTS
 from protocol.wire.message import Daily
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, clock_text, run_session
 
 __all__ = ["format_daily", "register"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from ..identity import TokenStore
 from .common import DEFAULT_SERVER, add_server_options, run_session
 

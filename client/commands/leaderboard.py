@@ -8,7 +8,7 @@ import datetime
 from protocol.game import VARIANTS
 from protocol.wire.message import MAX_VERSION, LeaderboardPage
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, clock_text, duration_text, run_session
 from .options import int_between
 

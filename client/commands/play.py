@@ -14,7 +14,7 @@ import sys
 from protocol.game import VARIANTS
 from protocol.wire.message import SavedGamesList
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, clock_text, run_session
 from .options import game_id
 

@@ -9,7 +9,7 @@ import msgspec
 from protocol.game import VARIANTS
 from protocol.wire.message import Profile, StatsInfo
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, clock_text, run_session
 from .stats import format_stats
 

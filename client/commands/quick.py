@@ -6,7 +6,7 @@ import argparse
 
 from protocol.game import VARIANTS
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, run_session
 
 __all__ = ["register"]

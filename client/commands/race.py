@@ -7,7 +7,7 @@ import argparse
 from protocol.game import VARIANTS
 from protocol.wire.message import Options
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, room_link, run_session
 
 __all__ = ["register"]

@@ -7,7 +7,7 @@ import argparse
 from protocol.game import VARIANTS
 from protocol.wire.message import MAX_VERSION, RatingPage
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, run_session
 from .options import int_between
 from .profile import rating_text

@@ -7,7 +7,7 @@ import argparse
 from protocol.game import VARIANTS
 from protocol.wire.message import StatsInfo
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, duration_text, run_session
 
 __all__ = ["format_stats", "register"]

@@ -7,7 +7,7 @@ import datetime
 
 from protocol.wire.message import ROOM_ALPHABET, ROOM_CODE_LENGTH
 
-from ..connection import ScorpionClient
+from ..api import ScorpionClient
 from .common import add_server_options, run_session
 
 __all__ = ["is_room_code", "register"]

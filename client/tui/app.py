@@ -56,7 +56,8 @@ from protocol.wire.message import (
     RematchOffered,
 )
 
-from ..connection import (
+from ..api import ScorpionClient, room_link
+from ..errors import (
     Busy,
     ClientError,
     Closed,
@@ -64,9 +65,7 @@ from ..connection import (
     IllegalLocally,
     Reconnected,
     Recovered,
-    ScorpionClient,
     ServerError,
-    room_link,
 )
 from ..state import RaceState
 from .render import (

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from client.connection import ScorpionClient
+from client.api import ScorpionClient
 from tests.server.conftest import (  # noqa: F401
     DAILY_SECRET,
     Node,

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
+from client.api import ScorpionClient
 from client.commands.analyze import format_analysis
-from client.connection import ScorpionClient, ServerError
+from client.errors import ServerError
 from client.identity import TokenStore
 from client.tui import ScorpionApp
 from protocol.game import Board, move_from_json, move_from_text

@@ -9,10 +9,10 @@ from importlib import metadata
 
 import pytest
 
+from client.api import ScorpionClient
 from client.cli import main
 from client.commands.common import room_link
 from client.commands.watch import is_room_code
-from client.connection import ScorpionClient
 from client.identity import Identity, TokenStore
 
 from .conftest import NodeFactory

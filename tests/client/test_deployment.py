@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from client.connection import ScorpionClient
+from client.api import ScorpionClient
 from protocol.game import Board, card_text
 from server.config import Config, load_config
 from server.lifeline import die_with_parent

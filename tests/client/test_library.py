@@ -8,13 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from client.connection import (
-    JSON,
-    Closed,
-    IllegalLocally,
-    Reconnected,
-    ServerError,
-)
+from client.api import JSON
+from client.errors import Closed, IllegalLocally, Reconnected, ServerError
 from client.identity import TokenStore
 from protocol.game import Board, Move, card_text, move_json, player_view
 from protocol.wire.message import (

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from client.connection import Busy, Event, Recovered, ScorpionClient, ServerError
+from client.api import ScorpionClient
+from client.errors import Busy, Event, Recovered, ServerError
 from client.tui import ScorpionApp
 from client.tui.app import BUSY_NOTE
 from protocol.game import Board, Status, player_view, summary_data

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
+from client.api import ScorpionClient
 from client.cli import build_parser, main
 from client.commands.profile import format_profile
 from client.commands.ratings import format_rating_page
-from client.connection import ScorpionClient, ServerError
+from client.errors import ServerError
 from client.identity import TokenStore
 from client.tui import ScorpionApp
 from client.tui.render import render_standings

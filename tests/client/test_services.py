@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from client.connection import ServerError
+from client.errors import ServerError
 from client.identity import TokenStore
 from protocol.game import Board, move_from_json, move_json, player_view
 from protocol.wire.message import (

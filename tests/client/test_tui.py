@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from client.connection import ScorpionClient
+from client.api import ScorpionClient
 from client.tui import ScorpionApp
 from protocol.game import Board, card_text, player_view
 from protocol.wire.message import RaceStarted
