@@ -10,8 +10,8 @@ from protocol.wire.message import Analysis
 
 from ..api import ScorpionClient
 from ..errors import ServerError
-from .common import add_server_options, run_session
-from .options import seconds
+from .support.arguments import seconds
+from .support.session import add_server_options, run_session
 
 __all__ = ["format_analysis", "line_text", "register", "verdict_text"]
 

@@ -11,8 +11,8 @@ from protocol.game import VARIANTS
 from ..api import ScorpionClient
 from ..bot import Bot, BotResult
 from ..errors import ServerError
-from .common import DEFAULT_SERVER, add_server_options
-from .options import positive_int, seconds
+from .support.arguments import positive_int, seconds
+from .support.session import DEFAULT_SERVER, add_server_options
 
 __all__ = ["register"]
 

@@ -10,7 +10,7 @@ from protocol.game import VARIANTS
 from protocol.wire.message import Daily
 
 from ..api import ScorpionClient
-from .common import add_server_options, clock_text, run_session
+from .support.session import add_server_options, clock_text, run_session
 
 __all__ = ["format_daily", "register"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..api import ScorpionClient
 from ..identity import TokenStore
-from .common import DEFAULT_SERVER, add_server_options, run_session
+from .support.session import DEFAULT_SERVER, add_server_options, run_session
 
 __all__ = ["format_removed", "register"]
 

@@ -9,8 +9,8 @@ from protocol.game import VARIANTS
 from protocol.wire.message import MAX_VERSION, LeaderboardPage
 
 from ..api import ScorpionClient
-from .common import add_server_options, clock_text, duration_text, run_session
-from .options import int_between
+from .support.arguments import int_between
+from .support.session import add_server_options, clock_text, duration_text, run_session
 
 __all__ = ["format_page", "register"]
 

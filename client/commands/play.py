@@ -15,8 +15,8 @@ from protocol.game import VARIANTS
 from protocol.wire.message import SavedGamesList
 
 from ..api import ScorpionClient
-from .common import add_server_options, clock_text, run_session
-from .options import game_id
+from .support.arguments import game_id
+from .support.session import add_server_options, clock_text, run_session
 
 __all__ = ["format_saved", "register"]
 

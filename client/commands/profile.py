@@ -10,8 +10,8 @@ from protocol.game import VARIANTS
 from protocol.wire.message import Profile, StatsInfo
 
 from ..api import ScorpionClient
-from .common import add_server_options, clock_text, run_session
 from .stats import format_stats
+from .support.session import add_server_options, clock_text, run_session
 
 __all__ = ["format_profile", "only_variant", "rating_text", "register"]
 

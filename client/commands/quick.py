@@ -7,7 +7,7 @@ import argparse
 from protocol.game import VARIANTS
 
 from ..api import ScorpionClient
-from .common import add_server_options, run_session
+from .support.session import add_server_options, run_session
 
 __all__ = ["register"]
 

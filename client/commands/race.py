@@ -7,8 +7,8 @@ import argparse
 from protocol.game import VARIANTS
 from protocol.wire.message import Options
 
-from ..api import ScorpionClient
-from .common import add_server_options, room_link, run_session
+from ..api import ScorpionClient, room_link
+from .support.session import add_server_options, run_session
 
 __all__ = ["register"]
 

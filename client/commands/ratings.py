@@ -8,9 +8,9 @@ from protocol.game import VARIANTS
 from protocol.wire.message import MAX_VERSION, RatingPage
 
 from ..api import ScorpionClient
-from .common import add_server_options, run_session
-from .options import int_between
 from .profile import rating_text
+from .support.arguments import int_between
+from .support.session import add_server_options, run_session
 
 __all__ = ["format_rating_page", "register"]
 

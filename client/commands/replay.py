@@ -9,7 +9,7 @@ from protocol.game import MoveError, move_from_json, move_text
 from protocol.wire.message import ReplayLog
 
 from ..api import ScorpionClient
-from .common import add_server_options, clock_text, duration_text, run_session
+from .support.session import add_server_options, clock_text, duration_text, run_session
 
 __all__ = ["format_replay", "register"]
 

@@ -19,7 +19,7 @@ from protocol.game import (
 )
 from protocol.solver import Budget, solve
 
-from .options import half_the_memory, memory_size, memory_text, positive_int, positive_seconds
+from .support.arguments import half_the_memory, memory_size, memory_text, positive_int, positive_seconds
 
 __all__ = ["register", "run"]
 

@@ -8,7 +8,7 @@ from protocol.game import VARIANTS
 from protocol.wire.message import StatsInfo
 
 from ..api import ScorpionClient
-from .common import add_server_options, duration_text, run_session
+from .support.session import add_server_options, duration_text, run_session
 
 __all__ = ["format_stats", "register"]
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, VARIANTS, DealError, ReserveRule, check_number
 from protocol.solver import Budget, Verdict, percentile, solve_deal, wilson_interval
 
-from .options import half_the_memory, memory_size, memory_text, positive_int, positive_seconds
-from .workers import Stopped, StopSignals, WorkerLost, run_in_workers
+from .support.arguments import half_the_memory, memory_size, memory_text, positive_int, positive_seconds
+from .support.workers import Stopped, StopSignals, WorkerLost, run_in_workers
 
 __all__ = ["draw_numbers", "read_numbers", "register", "run", "summarize"]
 

@@ -8,7 +8,7 @@ import datetime
 from protocol.wire.message import ROOM_ALPHABET, ROOM_CODE_LENGTH
 
 from ..api import ScorpionClient
-from .common import add_server_options, run_session
+from .support.session import add_server_options, run_session
 
 __all__ = ["is_room_code", "register"]
 

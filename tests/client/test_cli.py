@@ -9,9 +9,8 @@ from importlib import metadata
 
 import pytest
 
-from client.api import ScorpionClient
+from client.api import ScorpionClient, room_link
 from client.cli import main
-from client.commands.common import room_link
 from client.commands.watch import is_room_code
 from client.identity import Identity, TokenStore
 

@@ -1,4 +1,4 @@
-"""Work spread over worker processes (``client/commands/workers.py``), on real processes."""
+"""Work spread over worker processes (``client/commands/support/workers.py``), on real processes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from client.commands.workers import Stopped, StopSignals, WorkerLost, run_in_workers
+from client.commands.support.workers import Stopped, StopSignals, WorkerLost, run_in_workers
 
 
 def _square_or_fail(task: tuple[int, float]) -> int:

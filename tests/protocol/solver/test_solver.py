@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
-from client.commands.options import half_the_memory, memory_size, memory_text
 from client.commands.study import draw_numbers
+from client.commands.support.arguments import half_the_memory, memory_size, memory_text
 from protocol.game import (
     CELL_BASE,
     DEAL,

@@ -16,9 +16,9 @@ from websockets.uri import parse_uri
 from protocol.wire.codec import JSON, MSGPACK
 from protocol.wire.error import ProtocolError
 
-from ..api import ScorpionClient, room_link
-from ..errors import ServerError
-from ..identity import TokenStore
+from ...api import ScorpionClient
+from ...errors import ServerError
+from ...identity import TokenStore
 
 __all__ = [
     "DEFAULT_SERVER",
@@ -26,7 +26,6 @@ __all__ = [
     "clock_text",
     "duration_text",
     "make_client",
-    "room_link",
     "run_session",
     "server_error_text",
 ]
