@@ -1,10 +1,4 @@
-"""The full-screen terminal client, built on textual.
-
-One screen, from top to bottom: a status line (variant, score, moves, clock, spectators),
-the tableau (or the room lobby, or the standings), the racers' progress bars, a message
-line, a command line for typed notation, and the key bindings. Everything shown is
-redrawn from the client's tracked state (:class:`client.state.RaceState`) whenever the
-server says something, so the screen is always what the server last confirmed.
+"""The full-screen terminal client, built on textual: its keys, the mouse, typed commands.
 
 Keys: ↑/↓ choose a column, ←/→ a card in it, Enter (or Space) picks the card and then drops
 it on the column under the cursor; 1–9 and 0 jump to a column, or drop the picked card on
@@ -16,106 +10,33 @@ In a solo game ``n`` starts a New Game (a fresh deal), ``p`` a Replay of the sam
 ``w`` asks the server's solver whether the position can still be won. ``P`` shows the
 player's profile (ratings and recent games) whenever no game of theirs is going on.
 A hint (or the solver's winning move) puts the cursor on the card to move and highlights
-its target column. When a game is over the solver's analysis follows: whether the deal
-was winnable, and after which move the win slipped away. A rated race says so on the
-status line, and its standings show each racer's rating before and after it once the
-server's ``rating_change`` arrives.
-While the server is busy (its storage out of reach for a moment) the message line says
-"server busy, retrying…" until the client's request is answered again.
+its target column. What is drawn, and how, is :class:`client.tui.screen.ScreenApp`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
-from rich.console import Console
-from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.css.query import NoMatches
-from textual.widgets import Footer, Input, Static
-from textual.worker import Worker
+from textual.widgets import Input
 
 from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text, move_text
-from protocol.wire.message import (
-    Analysis,
-    Games,
-    GamesUpdate,
-    MatchFound,
-    Profile,
-    Queued,
-    QueueTimeout,
-    RaceEnded,
-    RatingChange,
-    RematchOffered,
-)
 
-from ..api import ScorpionClient, room_link
-from ..errors import (
-    Busy,
-    ClientError,
-    Closed,
-    Disconnected,
-    IllegalLocally,
-    Reconnected,
-    Recovered,
-    ServerError,
-)
-from ..state import RaceState
-from .render import (
-    has_stock,
-    rating_label,
-    render_analysis,
-    render_board,
-    render_profile,
-    render_racer,
-    render_room,
-    render_standings,
-    spot_at,
-)
+from ..api import ScorpionClient
+from .render import has_stock, spot_at
+from .screen import PROFILE_NOTE, ScreenApp, Starter
 
-__all__ = ["BUSY_NOTE", "ScorpionApp", "server_error_text"]
+__all__ = ["ScorpionApp"]
 
 GAME_ACTIONS = frozenset({"select", "undo", "hint", "deal", "resign"})
 """Keys that play the player's own game (shown in the key bar while it goes on)."""
 
-Starter = Callable[[ScorpionClient], Awaitable[Any]]
 
-BUSY_NOTE = "server busy, retrying…"
-"""The message line while the client sends a request again that the busy server refused."""
-
-PROFILE_NOTE = "your profile: P or Esc to go back"
-"""The message line while the player's profile is on screen."""
-
-
-def server_error_text(exc: ServerError) -> str:
-    """Return the message line for a request the server refused."""
-    if exc.retryable:
-        return f"server busy, gave up retrying: {exc.message}; try again in a moment"
-    return f"server: {exc.message}" if exc.message else f"server: {exc.code}"
-
-
-class ScorpionApp(App[int]):
+class ScorpionApp(ScreenApp):
     """Race, play or watch Scorpion in the terminal."""
-
-    TITLE = "Scorpion Race"
-    AUTO_FOCUS = None
-    CSS = """
-    Screen { layout: vertical; }
-    #status { height: 1; background: $primary-background; color: $text; padding: 0 1; }
-    #board-scroll { height: 1fr; }
-    #board { padding: 0 1; }
-    #racers { height: auto; max-height: 9; padding: 0 1; border-top: solid $primary-background; }
-    #message { height: 1; padding: 0 1; color: $warning; }
-    #command { height: 1; border: none; padding: 0 1; background: $boost; }
-    #command:focus { border: none; }
-    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "column(-1)", "column", show=False),
@@ -143,339 +64,11 @@ class ScorpionApp(App[int]):
     ]
 
     def __init__(self, client: ScorpionClient, start: Starter | None = None) -> None:
-        super().__init__()
-        self.client = client
-        self.starter = start
-        self.cursor: tuple[int, int] = (0, 0)
-        self.picked: tuple[int, int] | None = None
-        self.watched = 0
-        self.note = ""
-        self.queued: str | None = None
-        self.queue_waited: int | None = None  # seconds the queue was waited in vain
-        self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
-        self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
-        self._mode: tuple[str, str, bool, bool, bool, bool] | None = None
-        self.quitting = False
+        super().__init__(client, start)
         self.resign_window = 3.0
         self._resign_armed_until = 0.0
-        self._announced: str | None = None  # the rematch last announced to this spectator
-        self.profile: Profile | None = None  # the profile on screen in place of the main area
-
-    # -- layout ---------------------------------------------------------------------------
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="status")
-        with VerticalScroll(id="board-scroll"):
-            yield Static(id="board")
-        yield Static(id="racers")
-        yield Static(id="message")
-        yield Input(placeholder=": type a move (7H:2-5, deal, undo, hint, resign)", id="command")
-        yield Footer(compact=True)
-
-    async def on_mount(self) -> None:
-        self.query_one("#board-scroll").can_focus = False
-        self.set_focus(None)
-        self._spawn(self._pump, "events")
-        self.set_interval(1.0, self._tick)
-        if self.starter is not None:
-            starter = self.starter
-            self._run(lambda: starter(self.client))
-        self.redraw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        """Lay the board and the racers out again for the terminal's new size."""
-        self.call_after_refresh(self.redraw)
-
-    async def _pump(self) -> None:
-        async for event in self.client.events():
-            if isinstance(event, Disconnected):
-                self.say(f"connection lost ({event.code}); reconnecting…")
-            elif isinstance(event, Reconnected):
-                self.say(f"reconnected to {event.url}")
-            elif isinstance(event, Closed):
-                self.say(f"disconnected: {event.reason}")
-            elif isinstance(event, Busy):
-                self.say(BUSY_NOTE)
-            elif isinstance(event, Recovered):
-                if self.note == BUSY_NOTE:
-                    self.say("")
-            elif isinstance(event, Queued):
-                self.queued = event.variant
-            elif isinstance(event, MatchFound):
-                self.queued = self.queue_waited = None
-                self.say("match found: " + ", ".join(p.name for p in event.players))
-            elif isinstance(event, QueueTimeout):
-                self.queued = None
-                self.queue_waited = event.waited
-                self.say(f"nobody came in {event.waited} s: press q and try again later")
-            elif isinstance(event, RaceEnded):
-                self.picked = None
-                if self.race is not None and self.race.spectating and self.race.game == event.game:
-                    # Follow the live list under the result: the racers may race again.
-                    self._run(lambda: self.client.games_list(subscribe=True))
-            elif isinstance(event, Games | GamesUpdate) and (rematch := self._rematch_to_watch()):
-                if self._announced != rematch:
-                    self._announced = rematch
-                    names = " and ".join(p.name for p in self.client.games[rematch].players)
-                    self.say(f"{names} are racing again: press m to watch")
-            elif isinstance(event, RematchOffered):
-                shown = self.race is not None and self.race.game == event.game and self._can_rematch()
-                self.say(
-                    f"{event.name} wants a rematch"
-                    + (": press a to race again" if shown else f" of {event.game}")
-                )
-            elif isinstance(event, Analysis):
-                self._on_analysis(event)
-            elif isinstance(event, RatingChange):
-                self._on_rating_change(event)
-            self.redraw()
-
-    def _tick(self) -> None:
-        with contextlib.suppress(NoMatches):  # the screen is going away
-            self.query_one("#status", Static).update(self.status_text())
-
-    def _spawn(self, job: Callable[[], Coroutine[Any, Any, None]], group: str) -> Worker[None]:
-        """Run ``job()`` in a textual worker, called only once the worker starts.
-
-        Given the function rather than a coroutine, a worker cancelled before it starts
-        (the app closing) leaves no coroutine behind that was never awaited.
-        """
-        return self.run_worker(job, group=group)
-
-    def _run(self, request: Callable[[], Awaitable[Any]]) -> None:
-        """Run ``request()`` in a worker, its errors shown on the message line.
-
-        The request is made only when the worker starts, and not at all once the app is
-        quitting: keys typed just after ``q`` send nothing to the server.
-        """
-        if self.quitting:
-            return
-
-        async def guarded() -> None:
-            try:
-                await request()
-            except IllegalLocally as exc:
-                self.say(f"illegal: {exc}")
-            except ServerError as exc:
-                self.say(server_error_text(exc))
-            except (ClientError, TimeoutError) as exc:
-                self.say(f"error: {exc}")
-            self.redraw()
-
-        self._spawn(guarded, "requests")
-
-    def say(self, note: str) -> None:
-        """Show a one-line message."""
-        self.note = note
-        with contextlib.suppress(NoMatches):
-            self.query_one("#message", Static).update(Text(note[:200]))
-
-    # -- drawing --------------------------------------------------------------------------
-
-    @property
-    def race(self) -> RaceState | None:
-        """Return the race on screen."""
-        return self.client.race
-
-    def shown_view(self) -> dict[str, Any] | None:
-        """Return the board on screen: the player's own, or the watched racer's."""
-        race = self.race
-        if race is None:
-            return None
-        if race.spectating:
-            racers = [r for r in race.racers.values() if r.view is not None]
-            if not racers:
-                return None
-            return racers[self.watched % len(racers)].view
-        return race.view
-
-    def status_text(self) -> Text:
-        """Return the status line (a shorter form, the status first, where the full one does not fit)."""
-        race = self.race
-        out = Text(no_wrap=True, overflow="ellipsis")
-        if race is None:
-            where = {"in_room": "in a room", "queued": "waiting for a match"}.get(self.client.state.value, "")
-            out.append(f"Scorpion Race  {self.client.name}  {where}", style="bold")
-            return out
-        full = self._status_line(race, compact=False)
-        return full if full.cell_len <= self.size.width - 2 else self._status_line(race, compact=True)
-
-    def _status_line(self, race: RaceState, *, compact: bool) -> Text:
-        out = Text(no_wrap=True, overflow="ellipsis")
-        gap = " " if compact else "  "
-        summary = race.summary or {}
-        status = (
-            None
-            if race.spectating
-            else (race.status, "bold green" if race.status == "playing" else "bold yellow")
-        )
-        if compact and status is not None:
-            out.append(status[0] + " ", style=status[1])
-        if race.spectating:
-            racers = [r for r in race.racers.values() if r.view is not None]
-            shown = racers[self.watched % len(racers)] if racers else None
-            summary = (shown.summary or {}) if shown else {}
-            out.append(f"watching {shown.name if shown else '?'} ", style="bold")
-        out.append(f"{race.variant} ", style="bold")
-        if race.options.rated:
-            out.append("rated ", style="bold cyan")
-        if race.mode == "daily":
-            out.append(f"daily {race.daily} ", style="bold magenta")
-        elif race.mode == "practice":
-            out.append(f"practice {race.daily} ", style="magenta")
-        elif race.mode == "solo":
-            out.append("solo ", style="magenta")
-        score, runs, moves = (int(summary.get(key, 0)) for key in ("score", "runs", "moves"))
-        if compact:
-            out.append(f"{score}p {runs}/4 {moves}mv ")
-        else:
-            out.append(f"score {score}  runs {runs}/4  moves {moves}  ")
-        end = race.ended
-        now = self.client.server_now() if end is None else race.start
-        elapsed = max(0, (now - race.start) // 1000)
-        if end is None:
-            out.append(f"⏱ {elapsed // 60:02}:{elapsed % 60:02}{gap}")
-        if race.options.spectators:
-            out.append(f"👁 {race.spectators}{gap}", style="dim")
-        if not compact and status is not None:
-            out.append(status[0], style=status[1])
-        out.rstrip()
-        return out
-
-    def board_text(self) -> Text:
-        """Return the main area: board, lobby, queue or standings."""
-        race = self.race
-        width = max(40, self.size.width - 2)
-        if self.profile is not None:
-            return render_profile(self.profile)
-        if race is None:
-            if self.client.room is not None:
-                room = self.client.room
-                return render_room(room, self.client.player, room_link(self.client.url, room.room))
-            if self.queued or self.client.state.value == "queued":
-                return Text(f"Waiting for a quick match ({self.queued or '…'}) — q to give up")
-            if self.queue_waited is not None:
-                return Text(f"No quick match: nobody else came within {self.queue_waited} s — q to quit")
-            return Text("connecting…" if not self.client.connected else "waiting for the server…")
-        view = self.shown_view()
-        if view is None:
-            return Text("waiting for the board…")
-        targets: list[int] = []
-        if self.picked is not None and not race.spectating:
-            targets = list(self._targets(self.picked))
-        elif (hint := self.current_hint()) is not None and not hint.is_deal:
-            targets = [hint.target]
-        text = render_board(
-            view,
-            width=width,
-            cursor=None if race.spectating else self.cursor,
-            picked=self.picked,
-            targets=targets,
-        )
-        if race.ended is not None:
-            text.append("\n")
-            changes = self.client.rating_changes.get(race.game)
-            text.append(
-                render_standings(
-                    race.ended,
-                    race.mode,
-                    rated=race.options.rated,
-                    changes=changes,
-                    awaited=not race.spectating,
-                )
-            )
-            if race.analysis is not None:
-                text.append(render_analysis(race.analysis, self.slipped.get(race.game)))
-            elif not race.spectating and race.mode in ("solo", "race"):
-                text.append("analysing the deal…\n", style="dim")
-            if race.mode == "solo":
-                text.append("n: new game · p: replay this deal · q: quit", style="dim")
-            elif self._can_rematch():
-                text.append("a: race again (a rematch with the same players) · q: quit", style="dim")
-        return text
-
-    def current_hint(self) -> Move | None:
-        """Return the hinted move while the board is still the one it was given for."""
-        race = self.race
-        if self.hinted is None or race is None:
-            return None
-        game, v, move = self.hinted
-        return move if (race.game, race.v) == (game, v) and race.playing else None
-
-    def racers_text(self) -> Text:
-        """Return the racers' progress bars."""
-        race = self.race
-        out = Text(no_wrap=True, overflow="ellipsis")
-        if race is None:
-            return out
-        width = max(20, self.size.width - 2)  # inside the panel's padding
-        for index, racer in enumerate(race.racers.values()):
-            if index:
-                out.append("\n")
-            mine = racer.player == race.me
-            summary = race.summary if mine and race.summary else racer.summary
-            out.append(render_racer(racer.name, summary, racer.status, race.variant, me=mine, width=width))
-        return out
-
-    def redraw(self) -> None:
-        """Redraw everything from the tracked state (nothing before the widgets are mounted)."""
-        with contextlib.suppress(NoMatches):  # the screen is going away
-            self._redraw()
-
-    def _redraw(self) -> None:
-        self._clamp_cursor()
-        if self.profile is not None and not self._profile_allowed():
-            self._close_profile()  # a game of the player's began: its board, not the profile
-        race = self.race
-        watching = race is not None and race.spectating
-        running = race is not None and race.ended is None
-        playing = race is not None and race.playing  # this player's part goes on
-        follow = self._rematch_to_watch() is not None
-        mode = (race.mode if race else "", race.variant if race else "", running, playing, watching, follow)
-        if mode != self._mode:
-            self._mode = mode
-            self.refresh_bindings()
-            # A spectator has no moves to type: the prompt would only invite refusals.
-            self.query_one("#command", Input).display = not watching
-        self.query_one("#status", Static).update(self.status_text())
-        self.query_one("#board", Static).update(self.board_text())
-        self.query_one("#racers", Static).update(self.racers_text())
-
-    def screen_text(self) -> str:
-        """Return the whole screen as plain text (as a terminal of this size shows it)."""
-        width, height = self.size
-        console = Console(width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False)
-        console.print(self.screen._compositor.render_update(full=True))
-        return console.export_text()
 
     # -- the cursor -----------------------------------------------------------------------
-
-    def _columns(self) -> list[list[str | None]]:
-        view = self.shown_view() or {}
-        columns = [list(col) for col in view.get("columns", [])]
-        columns += [[card] for card in (view.get("cells") or [])]
-        return columns
-
-    def _clamp_cursor(self) -> None:
-        columns = self._columns()
-        if not columns:
-            return
-        column = min(max(self.cursor[0], 0), len(columns) - 1)
-        cards = columns[column]
-        first = next((i for i, c in enumerate(cards) if c is not None), len(cards))
-        row = min(max(self.cursor[1], first), max(len(cards) - 1, 0))
-        self.cursor = (column, row)
-
-    def _source(self, column: int) -> int:
-        view = self.shown_view() or {}
-        count = len(view.get("columns", []))
-        return column if column < count else CELL_BASE + column - count
-
-    def _targets(self, spot: tuple[int, int]) -> dict[int, Move]:
-        race = self.race
-        if race is None:
-            return {}
-        return race.targets(self._source(spot[0]), spot[1])
 
     def action_column(self, step: int) -> None:
         columns = self._columns()
@@ -674,19 +267,6 @@ class ScorpionApp(App[int]):
 
         self._run(winnable)
 
-    def _on_analysis(self, analysis: Analysis) -> None:
-        """Find the move the analysis says the win slipped away after (from the replay log)."""
-        if analysis.slipped is None or analysis.game in self.slipped:
-            return
-        self.slipped[analysis.game] = None
-
-        async def find() -> None:
-            with contextlib.suppress(ClientError, TimeoutError):
-                self.slipped[analysis.game] = await self.client.slipped_move(analysis)
-            self.redraw()
-
-        self._spawn(find, "requests")
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Show the solo keys in solo games only; grey out undo and hint where the race forbids them.
 
@@ -717,11 +297,6 @@ class ScorpionApp(App[int]):
             return True if allowed else None
         return True
 
-    def _profile_allowed(self) -> bool:
-        """Tell whether the profile may cover the main area: no game of the player's goes on."""
-        race = self.race
-        return race is None or (not race.spectating and race.ended is not None)
-
     def action_profile(self) -> None:
         """Show this player's profile in place of the main area, or close it (``P`` again, Esc)."""
         if self.profile is not None:
@@ -736,39 +311,6 @@ class ScorpionApp(App[int]):
             self.say(PROFILE_NOTE)
 
         self._run(show)
-
-    def _close_profile(self) -> None:
-        self.profile = None
-        if self.note == PROFILE_NOTE:
-            self.say("")
-
-    def _on_rating_change(self, change: RatingChange) -> None:
-        """Say how the race just rated changed this player's rating."""
-        mine = next((c for c in change.changes if c.player == self.client.player), None)
-        if mine is None:
-            return
-        self._close_profile()  # out of date: P fetches it again
-        delta = mine.after - mine.before
-        after = rating_label(mine.after, mine.provisional)
-        self.say(f"your {change.variant} rating: {mine.before} → {after} ({delta:+d})")
-
-    def _can_rematch(self) -> bool:
-        """Tell whether the race on screen is a finished race between players."""
-        race = self.race
-        return (
-            race is not None
-            and race.mode == "race"
-            and race.ended is not None
-            and not race.spectating
-            and len(race.racers) > 1
-        )
-
-    def _rematch_to_watch(self) -> str | None:
-        """Return the live rematch of the race this spectator watched end, if it started."""
-        race = self.race
-        if race is None or not race.spectating or race.ended is None:
-            return None
-        return next((g.game for g in self.client.games.values() if g.rematch_of == race.game), None)
 
     def action_watch_rematch(self) -> None:
         game = self._rematch_to_watch()

@@ -20,7 +20,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from client.api import ScorpionClient
 from client.errors import Busy, Event, Recovered, ServerError
 from client.tui import ScorpionApp
-from client.tui.app import BUSY_NOTE
+from client.tui.screen import BUSY_NOTE
 from protocol.game import Board, Status, player_view, summary_data
 from protocol.wire.codec import MAX_SERVER_FRAME, MSGPACK, decode, encode
 from protocol.wire.message import (
