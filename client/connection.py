@@ -135,6 +135,8 @@ class Connection:
         self.busy_retry_for = busy_retry_for
         self.flow = Flow()
         self.welcome: Welcome | None = None
+        # What the server's messages tell, followed by ScorpionClient._track (client/api.py);
+        # a reconnect resumes the race from its last version.
         self.race: RaceState | None = None
         self.room: RoomState | None = None
         self.games: dict[str, GameInfo] = {}
@@ -146,6 +148,9 @@ class Connection:
         """The ``race_ended`` of the games this session saw end (the latest 64)."""
         self.rematch_offers: dict[str, RematchOffered] = {}
         """The latest ``rematch_offered`` of each ended race, by the race's game id."""
+        self._gap_timer = False
+        self.gap_wait = 0.5
+        self._version_waiters: list[tuple[str, int, asyncio.Future[None]]] = []
         self.url = self.urls[0]
         self.reconnects = 0
         self.closed: Closed | None = None
@@ -162,9 +167,6 @@ class Connection:
         self._closing = False
         self._opening = False
         self._resuming = False
-        self._gap_timer = False
-        self.gap_wait = 0.5
-        self._version_waiters: list[tuple[str, int, asyncio.Future[None]]] = []
         self._clock_offset = 0.0
 
     # -- connection -----------------------------------------------------------------------
@@ -315,7 +317,7 @@ class Connection:
         self._emit(message)
 
     def _track(self, message: Message) -> None:
-        """Follow the session's state (the race, the room, pushed lists) in a message; the API's part."""
+        """Follow the session's state (the race, the room, pushed lists) in a message: the API's part."""
 
     def _emit(self, event: Event) -> None:
         self._events.append(event)
