@@ -48,7 +48,7 @@ from cluster_client import keys_of  # noqa: E402
 from support import cpu_seconds, machine  # noqa: E402
 
 from protocol.game import Board, summary_data, view_data  # noqa: E402
-from server.embedded import EmbeddedRedis  # noqa: E402
+from server.runtime.embedded import EmbeddedRedis  # noqa: E402
 from server.store import scripts  # noqa: E402
 from server.store.connection import _Pipeline  # noqa: E402
 

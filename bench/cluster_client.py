@@ -193,9 +193,7 @@ def run_worker(args: argparse.Namespace) -> None:
 # -- the parent: the cluster and the rounds ---------------------------------------------------
 
 
-def one_round(
-    client: str, url: str, args: argparse.Namespace, prefix: str, cluster: Any
-) -> dict[str, Any]:
+def one_round(client: str, url: str, args: argparse.Namespace, prefix: str, cluster: Any) -> dict[str, Any]:
     """Run one client's round in a process of its own; add the cluster's CPU per action."""
     before = sum(cluster.cpu_seconds().values())
     done = subprocess.run(

@@ -33,7 +33,7 @@ from support import BenchClient, machine, percentile, start_server, stop_server
 
 from protocol.wire.codec import MSGPACK
 from server.daily import leaderboard_key
-from server.embedded import EmbeddedRedis
+from server.runtime.embedded import EmbeddedRedis
 from server.store import Store
 
 

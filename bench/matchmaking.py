@@ -36,13 +36,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support import machine, percentile
 
 from server.config import Config
-from server.embedded import EmbeddedRedis
 from server.matchmaking import REQUEUE_MEMORY_MS, Matchmaker
-from server.metrics import Metrics
 from server.ratings import RatingService
-from server.service import Plumbing
+from server.runtime.embedded import EmbeddedRedis
+from server.runtime.metrics import Metrics
+from server.runtime.service import Plumbing
+from server.runtime.tasks import Tasks
 from server.store import Store
-from server.tasks import Tasks
 
 VARIANT = "scorpion"
 

@@ -28,7 +28,7 @@ PHASES: list[tuple[str, Callable[[str, str], bool]]] = [
     ("decode, validate, encode (codec, messages)", lambda f, n: "protocol/wire" in f or "msgpack" in f),
     ("engine: legality, move, views", lambda f, n: "protocol/game" in f),
     ("Lua commit: Redis client side", lambda f, n: "server/store" in f or "hiredis" in n or "redis" in f),
-    ("rival's progress and spectators", lambda f, n: "server/session.py" in f or "server/feed.py" in f),
+    ("rival's progress and spectators", lambda f, n: "server/session.py" in f or "server/game/feed.py" in f),
     ("move handling (race, handlers, app)", lambda f, n: "server/" in f),
 ]
 
@@ -47,7 +47,9 @@ def main() -> None:
     parser.add_argument("profile", help="a cProfile output file of the server (BENCH_PROFILE)")
     args = parser.parse_args()
     stats = pstats.Stats(args.profile).stats  # type: ignore[attr-defined]
-    moves = sum(calls[1] for (f, _, n), calls in stats.items() if n == "act" and f.endswith("server/race.py"))
+    moves = sum(
+        calls[1] for (f, _, n), calls in stats.items() if n == "act" and f.endswith("server/game/race.py")
+    )
     spent: collections.Counter[str] = collections.Counter()
     for (filename, _, name), (_, _, own, _, _) in stats.items():
         if name != WAITING:

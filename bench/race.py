@@ -66,7 +66,7 @@ from support import (
 from protocol.game import Board, move_json
 from protocol.wire.codec import MSGPACK, encode
 from protocol.wire.message import from_dict
-from server.embedded import EmbeddedRedis
+from server.runtime.embedded import EmbeddedRedis
 
 DEAL = 987654321987
 

@@ -43,7 +43,7 @@ from support import (
 from protocol.game import Board, move_json
 from protocol.wire.codec import MSGPACK, decode_dict, encode
 from protocol.wire.message import Hello, Watch
-from server.embedded import EmbeddedRedis
+from server.runtime.embedded import EmbeddedRedis
 
 DEAL = 271828182845
 

@@ -33,17 +33,17 @@ from protocol.wire.flow import CLOSE_POLICY, CLOSE_RESTART
 from protocol.wire.message import Message, Ping, error_message
 
 from .config import Config
-from .embedded import EmbeddedRedis
+from .game.launch import start_match
 from .handlers import HANDLERS
-from .hub import Hub
-from .launch import start_match
-from .metrics import Metrics
 from .node import Node
-from .service import Plumbing
+from .runtime.embedded import EmbeddedRedis
+from .runtime.hub import Hub
+from .runtime.metrics import Metrics
+from .runtime.service import Plumbing
+from .runtime.tasks import Tasks
+from .runtime.web import HttpSite, find_web_dir
 from .session import Session, SessionLimits
 from .store import UNREACHABLE, Store, StoreError, StoreHealth
-from .tasks import Tasks
-from .web import HttpSite, find_web_dir
 
 __all__ = ["ScorpionServer"]
 

@@ -21,7 +21,7 @@ from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, ReserveRule
 from protocol.solver import Budget, pick_winnable
 from protocol.wire.message import deal_commitment
 
-from .lifeline import worker_pool
+from .runtime.lifeline import worker_pool
 from .store import Store
 
 __all__ = ["CANDIDATES", "DailyDeal", "DailyService", "candidate_numbers", "leaderboard_key"]

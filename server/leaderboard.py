@@ -8,7 +8,7 @@ from typing import Any
 
 from protocol.wire.message import LeaderboardEntry, LeaderboardPage
 
-from .service import Plumbing, Service
+from .runtime.service import Plumbing, Service
 from .session import Session
 from .store import board_channel, board_of_channel
 

@@ -1,7 +1,7 @@
 """``scorpion-server``: run one node until SIGTERM or SIGINT, with structured logs.
 
 With ``--workers N`` (N above 1) this process runs no node itself: it supervises N node
-processes sharing its port (``server/workers.py``).
+processes sharing its port (``server/runtime/workers.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from .app import ScorpionServer
 from .config import Config, load_config
-from .workers import supervise
+from .runtime.workers import supervise
 
 __all__ = [
     "YOUNG_GC_THRESHOLD",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from protocol.game import VARIANTS
 
-from .service import Plumbing, Service
+from .runtime.service import Plumbing, Service
 from .store import UNREACHABLE, Waiting
 
 __all__ = ["REQUEUE_MEMORY_MS", "Matchmaker", "Window", "form_groups"]

@@ -10,18 +10,18 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .analysis import SolverPool
 from .daily import DailyService
-from .feed import GameFeed
+from .game.feed import GameFeed
+from .game.live import LiveGame
+from .game.race import NOT_RACING, RaceService, own
+from .game.results import Results
 from .leaderboard import Leaderboards
-from .live import LiveGame
 from .matchmaking import Matchmaker
 from .presence import Presence
-from .race import NOT_RACING, RaceService, own
 from .ratings import RatingService
-from .results import Results
-from .service import Plumbing, Service
+from .runtime.service import Plumbing, Service
 from .session import Session
+from .solver import SolverPool
 
 __all__ = ["Handler", "Node"]
 

@@ -26,12 +26,12 @@ from protocol.wire.message import (
     RoomState,
 )
 
-from .feed import GameFeed
-from .live import now_ms
+from .game.feed import GameFeed
+from .game.live import now_ms
+from .game.race import RaceService
 from .matchmaking import REQUEUE_MEMORY_MS
-from .race import RaceService
-from .room import leave_room
-from .service import Plumbing, Service
+from .rooms import leave_room
+from .runtime.service import Plumbing, Service
 from .session import Session
 from .store import UNREACHABLE, player_channel, player_of_channel
 

@@ -10,7 +10,7 @@ from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import Options, Profile, RatingInfo, RecentGame, VariantStats
 
 from .daily import DailyService
-from .live import now_ms
+from .game.live import now_ms
 from .ratings import rating_info
 from .store import Store
 

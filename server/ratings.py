@@ -29,8 +29,8 @@ from protocol.rating import (
 )
 from protocol.wire.message import RatingDelta, RatingInfo
 
-from .live import LiveGame
-from .service import Plumbing, Service
+from .game.live import LiveGame
+from .runtime.service import Plumbing, Service
 from .store import UNREACHABLE, RatingRecord
 
 __all__ = ["PERIOD_MS", "RatingService", "rating_of"]

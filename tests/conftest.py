@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from server.embedded import find_server_binary
-from server.lifeline import die_with_parent
+from server.runtime.embedded import find_server_binary
+from server.runtime.lifeline import die_with_parent
 
 
 def stop_process(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, wait: float = 10) -> None:
@@ -76,10 +76,13 @@ class RedisServer:
             [
                 find_server_binary(),
                 *self.arguments(),
-                "--dir", str(self.directory),
+                "--dir",
+                str(self.directory),
                 *self.persistence(),
-                "--loglevel", "warning",
-                "--logfile", str(self.directory / "redis.log"),
+                "--loglevel",
+                "warning",
+                "--logfile",
+                str(self.directory / "redis.log"),
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -171,10 +174,14 @@ class ClusterServer(RedisServer):
 
     def arguments(self) -> list[str]:
         return [
-            "--port", str(self.port),
-            "--bind", "127.0.0.1",
-            "--cluster-enabled", "yes",
-            "--cluster-config-file", str(self.directory / "nodes.conf"),
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            str(self.directory / "nodes.conf"),
         ]
 
     def start(self) -> None:

@@ -11,16 +11,16 @@ from __future__ import annotations
 from protocol.wire import message as m
 
 from ..node import Handler
-from . import account, analysis, daily, racing, ranked, rematch, rooms, solo, spectate
+from . import daily, players, race, ratings, rematch, rooms, solo, solver, spectate
 
 __all__ = ["HANDLERS"]
 
 HANDLERS: dict[type[m.Message], Handler] = {
-    # account.py: who the player is
-    m.Hello: account.on_hello,
-    m.Ping: account.on_ping,
-    m.Stats: account.on_stats,
-    m.ForgetMe: account.on_forget_me,
+    # players.py: who the player is
+    m.Hello: players.on_hello,
+    m.Ping: players.on_ping,
+    m.Stats: players.on_stats,
+    m.ForgetMe: players.on_forget_me,
     # rooms.py: racing a friend, and the quick match queue
     m.RoomCreate: rooms.on_room_create,
     m.RoomJoin: rooms.on_room_join,
@@ -31,13 +31,13 @@ HANDLERS: dict[type[m.Message], Handler] = {
     m.QueueCancel: rooms.on_queue_cancel,
     # rematch.py: race the same players again
     m.Rematch: rematch.on_rematch,
-    # racing.py: a racer's actions in their game
-    m.PlayMove: racing.on_move,
-    m.DealReserve: racing.on_deal,
-    m.Undo: racing.on_undo,
-    m.HintRequest: racing.on_hint,
-    m.Resign: racing.on_resign,
-    m.Resume: racing.on_resume,
+    # race.py: a racer's actions in their game
+    m.PlayMove: race.on_move,
+    m.DealReserve: race.on_deal,
+    m.Undo: race.on_undo,
+    m.HintRequest: race.on_hint,
+    m.Resign: race.on_resign,
+    m.Resume: race.on_resume,
     # solo.py: solo play and saved games
     m.SoloNew: solo.on_solo_new,
     m.SoloReplay: solo.on_solo_replay,
@@ -48,17 +48,17 @@ HANDLERS: dict[type[m.Message], Handler] = {
     m.DailyStart: daily.on_daily_start,
     m.Leaderboard: daily.on_leaderboard,
     m.AroundMe: daily.on_around_me,
-    # analysis.py: the solver's help
-    m.Analyze: analysis.on_analyze,
-    m.Winnable: analysis.on_winnable,
+    # solver.py: the solver's help
+    m.Analyze: solver.on_analyze,
+    m.Winnable: solver.on_winnable,
     # spectate.py: the live games list, watching, replays
     m.GamesList: spectate.on_games_list,
     m.Watch: spectate.on_watch,
     m.Unwatch: spectate.on_unwatch,
     m.Replay: spectate.on_replay,
-    # ranked.py: profiles and rating boards
-    m.ProfileRequest: ranked.on_profile,
-    m.RatingBoard: ranked.on_rating_board,
+    # ratings.py: profiles and rating boards
+    m.ProfileRequest: ratings.on_profile,
+    m.RatingBoard: ratings.on_rating_board,
     m.ReplayPositions: spectate.on_replay_positions,
 }
 """Message type -> the handler that serves it."""

@@ -8,7 +8,7 @@ from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import MAX_PLAYERS, Rematch
 
 from ..node import Node
-from ..room import publish_room
+from ..rooms import publish_room
 from ..session import Session
 from ..store import StoreError
 

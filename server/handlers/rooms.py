@@ -8,11 +8,11 @@ import json
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
-from ..launch import launch, start_match
-from ..live import GameSpec, new_game_id, now_ms
+from ..game.launch import launch, start_match
+from ..game.live import GameSpec, new_game_id, now_ms
 from ..matchmaking import REQUEUE_MEMORY_MS
 from ..node import Node
-from ..room import leave_room, publish_room
+from ..rooms import leave_room, publish_room
 from ..session import Session
 
 __all__ = [

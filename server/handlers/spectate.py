@@ -17,9 +17,9 @@ from protocol.wire.message import (
     Watch,
 )
 
-from ..live import LiveGame
+from ..game.live import LiveGame
+from ..game.replay import replay_log, replay_positions
 from ..node import Node
-from ..replay import replay_log, replay_positions
 from ..session import Session
 
 __all__ = ["on_games_list", "on_replay", "on_replay_positions", "on_unwatch", "on_watch"]

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 from .connection import NotSent, Subscriber
 from .daily import DailyStore
-from .games import GameStore
 from .health import Outage, StoreHealth
 from .keys import (
     LIVE_CHANNEL,
@@ -80,6 +79,7 @@ from .keys import (
     player_of_channel,
 )
 from .players import PlayerStore
+from .race import RaceStore
 from .ratings import RatingStore
 from .records import (
     UNREACHABLE,
@@ -119,5 +119,5 @@ __all__ = [
 ]
 
 
-class Store(PlayerStore, RoomStore, GameStore, DailyStore, RatingStore):
+class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore):
     """Game-level operations over one Redis connection pool, in five parts by aggregate."""

@@ -20,7 +20,7 @@ import pytest
 from client.api import ScorpionClient
 from protocol.game import Board, card_text
 from server.config import Config, load_config
-from server.lifeline import die_with_parent
+from server.runtime.lifeline import die_with_parent
 from tests.conftest import stop_process
 
 from .conftest import ClientFactory, Node, NodeFactory, start_race

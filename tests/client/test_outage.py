@@ -89,9 +89,7 @@ class Peer:
                 answers = self.script.get(request.TYPE) or [[]]
                 reply = answers.pop(0) if len(answers) > 1 else answers[0]
                 for index, message in enumerate(reply):
-                    await ws.send(
-                        encode(message.answering(request.ref) if index == 0 else message)
-                    )
+                    await ws.send(encode(message.answering(request.ref) if index == 0 else message))
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from protocol.wire.codec import JSON, MSGPACK, decode_dict, encode
 from protocol.wire.message import from_dict
-from server.lifeline import die_with_parent
+from server.runtime.lifeline import die_with_parent
 from tests.conftest import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]

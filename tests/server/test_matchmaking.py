@@ -11,10 +11,10 @@ import pytest
 
 from server.config import Config
 from server.matchmaking import REQUEUE_MEMORY_MS, Matchmaker, Window, form_groups
-from server.metrics import Metrics
-from server.service import Plumbing
+from server.runtime.metrics import Metrics
+from server.runtime.service import Plumbing
+from server.runtime.tasks import Tasks
 from server.store import RatingRecord, Store, Waiting
-from server.tasks import Tasks
 from tests.server.conftest import Client, NodeFactory
 
 WINDOW = Window(base=50, widening=25, max_wait=30)

@@ -6,7 +6,7 @@ import random
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from server.metrics import Metrics, MoveStats
+from server.runtime.metrics import Metrics, MoveStats
 
 
 def _lines(text: bytes, prefix: str) -> list[str]:

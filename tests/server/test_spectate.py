@@ -83,9 +83,9 @@ async def test_a_spectator_on_another_node_sees_a_consistent_snapshot_then_every
 async def test_a_crowd_written_in_small_batches_gets_every_event_in_order(
     local_node: Any, open_client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import server.feed
+    import server.game.feed
 
-    monkeypatch.setattr(server.feed, "FAN_OUT_BATCH", 2)  # yield to the loop after every 2 sockets
+    monkeypatch.setattr(server.game.feed, "FAN_OUT_BATCH", 2)  # yield to the loop after every 2 sockets
     node = await local_node(test_deals=str(DEAL))
     ann: Client = await open_client(node, "Ann")
     bob: Client = await open_client(node, "Bob")
@@ -385,7 +385,6 @@ async def test_a_spectator_back_after_a_drop_gets_exactly_the_events_it_missed(
     assert refused["type"] == "error" and refused["field"] == "v"
 
 
-
 async def race_on_two_nodes(start_node: NodeFactory, open_client: Any, **settings: Any) -> tuple[Any, ...]:
     """Start two nodes with ``settings`` and a race of Ann and Bob on the first; return the
     nodes, the racers, the room and Ann's ``race_started``."""
@@ -397,9 +396,7 @@ async def race_on_two_nodes(start_node: NodeFactory, open_client: Any, **setting
     return first, second, ann, bob, room, start
 
 
-async def test_racers_hear_of_a_move_before_spectators_do(
-    start_node: NodeFactory, open_client: Any
-) -> None:
+async def test_racers_hear_of_a_move_before_spectators_do(start_node: NodeFactory, open_client: Any) -> None:
     first, second, ann, bob, room, start = await race_on_two_nodes(start_node, open_client, spectator_lag=0.4)
     near: Client = await open_client(first, "Near")
     far: Client = await open_client(second, "Far")

@@ -27,8 +27,15 @@ async def make_game(store: Store, game_id: str = "g1") -> None:
 def act(store: Store, player: str, seen: int, based_on: int, move: str, event: str = "{}") -> Any:
     """Commit one pushed move of ``player`` in game g1."""
     return store.act(
-        "g1", player, seen_version=seen, based_on=based_on, op="push", move=move, event=event,
-        summary='{"score": 0}', status="playing",
+        "g1",
+        player,
+        seen_version=seen,
+        based_on=based_on,
+        op="push",
+        move=move,
+        event=event,
+        summary='{"score": 0}',
+        status="playing",
     )
 
 
@@ -49,12 +56,7 @@ async def test_a_move_applies_once_and_the_same_move_again_is_stale(redis_url: s
 async def test_concurrent_identical_moves_commit_exactly_one(redis_url: str) -> None:
     store = Store(redis_url)
     await make_game(store)
-    outcomes = await asyncio.gather(
-        *(
-            act(store, "pa", 1, 1, "7H:2-5")
-            for _ in range(10)
-        )
-    )
+    outcomes = await asyncio.gather(*(act(store, "pa", 1, 1, "7H:2-5") for _ in range(10)))
     assert sorted(o.result for o in outcomes).count("ok") == 1
     racer = await store.racer("g1", "pa")
     assert racer is not None and racer.moves == ["7H:2-5"]
@@ -229,7 +231,7 @@ async def test_the_pipeline_uses_the_database_the_url_names(redis_url: str) -> N
 
 
 async def test_the_hub_resubscribes_after_losing_its_pub_sub_connection(redis_url: str) -> None:
-    from server.hub import Hub
+    from server.runtime.hub import Hub
 
     store = Store(redis_url)
     errors: list[int] = []

@@ -20,7 +20,7 @@ import redis
 
 from protocol.game import Board, move_json
 from server.config import Config, load_config
-from server.workers import worker_environment
+from server.runtime.workers import worker_environment
 from tests.conftest import child_pids, is_running
 
 from .conftest import Client, Node, spawn_node, start_race

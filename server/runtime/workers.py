@@ -33,7 +33,7 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
-from .config import Config
+from ..config import Config
 from .embedded import EmbeddedRedis
 from .lifeline import die_with_parent
 
@@ -64,7 +64,7 @@ one that dies sooner waits twice as long as the last time."""
 START_TIMEOUT = 60.0
 """Seconds a worker may take to say it is listening before it counts as failed."""
 
-_ROOT = str(Path(__file__).resolve().parents[1])
+_ROOT = str(Path(__file__).resolve().parents[2])
 """The folder holding this ``server`` package (and ``protocol`` beside it)."""
 
 

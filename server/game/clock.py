@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 
+from ..store import Store
 from .live import LiveGame, now_ms
-from .store import Store
 
 __all__ = ["count_outages", "paused_spans"]
 

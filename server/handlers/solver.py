@@ -8,9 +8,9 @@ from protocol.game import move_text
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import Analysis, Analyze, Winnable, WinnableInfo
 
-from ..analysis import check_position
 from ..node import Node
 from ..session import Session
+from ..solver import check_position
 
 __all__ = ["on_analyze", "on_winnable"]
 

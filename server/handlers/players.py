@@ -7,7 +7,7 @@ from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.flow import CLOSE_NORMAL
 
-from ..live import now_ms
+from ..game.live import now_ms
 from ..node import Node
 from ..profile import variant_stats
 from ..session import Session

@@ -18,10 +18,10 @@ REPLICA_WAIT_MS = 1000
 """How long a racer's action waits for its replicas (``--redis-wait-replicas``) before it is
 answered as unconfirmed."""
 
-__all__ = ["GameStore"]
+__all__ = ["RaceStore"]
 
 
-class GameStore(StoreBase):
+class RaceStore(StoreBase):
     """Games: creation, records, the action script, events, the live list, analyses."""
 
     # -- games --------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 from protocol.game import Board, move_from_text, move_json
 from protocol.solver import NATIVE, Budget, Verdict, first_losing_move, solve, solve_deal
 
-from .lifeline import worker_pool
+from .runtime.lifeline import worker_pool
 
 __all__ = ["ANALYSIS_NODES", "SolverPool", "analyze_game", "check_position", "final_line"]
 

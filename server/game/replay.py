@@ -14,8 +14,8 @@ from protocol.game import Board, move_from_text, move_json, player_view
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import PlayerLog, ReplayLog, ReplayPositionsInfo, Standing
 
+from ..store import Store
 from .live import LiveGame
-from .store import Store
 
 __all__ = ["final_line_steps", "replay_log", "replay_positions"]
 

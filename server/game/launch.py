@@ -8,9 +8,9 @@ from typing import Any
 
 from protocol.wire.message import Options
 
+from ..node import Node
+from ..session import Session
 from .live import GameSpec, new_game_id, now_ms
-from .node import Node
-from .session import Session
 
 __all__ = ["launch", "start_match", "start_single"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .analysis import SolverPool, analyze_game
-from .daily import DailyService, leaderboard_key
+from ..daily import DailyService, leaderboard_key
+from ..ratings import RatingService
+from ..runtime.service import Plumbing, Service
+from ..solver import SolverPool, analyze_game
 from .live import LiveGame
-from .ratings import RatingService
-from .service import Plumbing, Service
 
 __all__ = ["Results"]
 

@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from .store import Store
+from ..store import Store
 
 __all__ = ["Hub", "Listener"]
 

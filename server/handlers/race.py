@@ -17,8 +17,8 @@ from protocol.wire.message import (
     Undo,
 )
 
+from ..game.race import BoardAction
 from ..node import Node
-from ..race import BoardAction
 from ..session import Session
 
 __all__ = ["on_deal", "on_hint", "on_move", "on_resign", "on_resume", "on_undo"]

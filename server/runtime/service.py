@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import Config
+from ..config import Config
+from ..store import Store
 from .hub import Hub
 from .metrics import Metrics
-from .store import Store
 from .tasks import Tasks
 
 __all__ = ["Plumbing", "Service"]

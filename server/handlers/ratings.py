@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from protocol.wire import message as m
 
-from ..live import now_ms
+from ..game.live import now_ms
 from ..node import Node
 from ..profile import build_profile
 from ..ratings import rating_of

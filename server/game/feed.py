@@ -22,13 +22,13 @@ from protocol.wire.codec import Format, encode
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import GameInfo, GamesUpdate, Message, Spectators
 
+from ..daily import DailyService
+from ..runtime.service import Plumbing, Service
+from ..session import Frame, Session
+from ..store import LIVE_CHANNEL, UNREACHABLE, game_channel, game_event, game_of_channel, live_change
 from .clock import count_outages
-from .daily import DailyService
 from .live import GameListener, LiveGame, now_ms, project
 from .race import RaceService
-from .service import Plumbing, Service
-from .session import Frame, Session
-from .store import LIVE_CHANNEL, UNREACHABLE, game_channel, game_event, game_of_channel, live_change
 
 __all__ = ["FAN_OUT_BATCH", "FRAME_CACHE", "RESUME_BATCH_LIMIT", "GameFeed"]
 

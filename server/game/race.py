@@ -1,10 +1,10 @@
 """Races: the node's running games, the move path and snapshots.
 
-A node keeps, for each game one of its clients is in, a :class:`~server.live.LiveGame`: the
+A node keeps, for each game one of its clients is in, a :class:`~server.game.live.LiveGame`: the
 game's settings and, per racer, a :class:`~protocol.game.Board` rebuilt from the racer's
 move list in Redis. Those boards are caches: a racer's board is validated against locally,
 committed through :meth:`Store.act`, and reloaded whenever the store says another node
-changed it. What each recipient receives of an event is :func:`server.live.project`.
+changed it. What each recipient receives of an event is :func:`server.game.live.project`.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from protocol.wire.message import (
     deal_commitment,
 )
 
+from ..store import UNREACHABLE, NotSent, Store, Unreplicated
 from .clock import count_outages, paused_spans
 from .live import DONE, RACER_STATUS, GameSpec, LiveGame, new_game_id, now_ms, racer_fields, rank_racers
-from .store import UNREACHABLE, NotSent, Store, Unreplicated
 
 __all__ = ["NOT_RACING", "BoardAction", "RaceService", "own"]
 

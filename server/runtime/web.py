@@ -132,7 +132,7 @@ def find_web_dir(configured: Path | None) -> Path | None:
 
     The server reads them as files; it never imports the client package.
     """
-    candidate = configured or Path(__file__).resolve().parent.parent / "client" / "web"
+    candidate = configured or Path(__file__).resolve().parents[2] / "client" / "web"
     return candidate.resolve() if candidate.is_dir() else None
 
 
