@@ -1,14 +1,17 @@
 """The solver's search as installed (a C extension built by mypyc) against its Python source.
 
-``pip install`` compiles ``protocol/solver/search.py`` with mypyc (``setup.py``); the same file
-also runs as plain Python where no compiler is at hand. These tests check that the
-installed module is the compiled one (so the benchmarks measure what users run), that the
-constants it keeps for itself match the engine's, and that the compiled and the plain
-search do exactly the same work: the same verdicts, node counts and winning lines.
+``pip install`` compiles ``protocol/solver/search.py`` and the modules it is written in with
+mypyc (``setup.py``); the same files also run as plain Python where no compiler is at hand.
+These tests check that the installed modules are the compiled ones (so the benchmarks
+measure what users run), that the constants the search keeps for itself match the
+engine's, and that the compiled and the plain search do exactly the same work: the same
+verdicts, node counts and winning lines.
 """
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import random
@@ -18,6 +21,9 @@ from types import ModuleType
 
 import pytest
 
+import protocol.solver.moves
+import protocol.solver.position
+import protocol.solver.prune
 import protocol.solver.search as installed
 from protocol.game import Board, board_from_text
 from protocol.game import board as board_module
@@ -26,31 +32,50 @@ from protocol.game.move import CELL_BASE
 from protocol.solver.solver import _state
 
 SOURCE = Path(installed.__file__).with_name("search.py")
+MODULES = (protocol.solver.position, protocol.solver.moves, protocol.solver.prune, installed)
+"""The search's modules, which setup.py compiles together."""
+PLAIN = "protocol._search_source"
+"""The package the plain search's modules are loaded under."""
+
+
+class _Sources(importlib.abc.MetaPathFinder):
+    """Find the modules of the package ``PLAIN`` as the search's Python sources."""
+
+    def find_spec(
+        self, name: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if not name.startswith(PLAIN + "."):
+            return None
+        return importlib.util.spec_from_file_location(name, SOURCE.with_name(name[len(PLAIN) + 1 :] + ".py"))
 
 
 def _plain() -> ModuleType:
-    """Load ``protocol/solver/search.py`` as plain Python, under a name of its own."""
-    name = "protocol._search_source"
-    spec = importlib.util.spec_from_file_location(name, SOURCE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    """Load ``protocol/solver/search.py`` and the modules it imports as plain Python, under names apart."""
+    package = ModuleType(PLAIN)
+    package.__path__ = []
+    finder = _Sources()
+    sys.modules[PLAIN] = package
+    sys.meta_path.insert(0, finder)
     try:
-        spec.loader.exec_module(module)
+        return importlib.import_module(PLAIN + ".search")
     finally:
-        del sys.modules[name]
-    return module
+        sys.meta_path.remove(finder)
+        for name in [name for name in sys.modules if name == PLAIN or name.startswith(PLAIN + ".")]:
+            del sys.modules[name]
 
 
 def test_the_installed_search_is_the_compiled_extension() -> None:
-    if os.environ.get("SCORPION_PURE_PYTHON"):
-        assert installed.__file__.endswith(".py"), "built without mypyc, yet an extension is installed"
-    else:
-        # pip install ran setup.py, which compiles the module where a C compiler exists.
-        assert not installed.__file__.endswith(".py"), (
-            "protocol.solver.search runs as plain Python: the package was installed without "
-            "building the mypyc extension (see setup.py)"
-        )
+    for module in MODULES:
+        if os.environ.get("SCORPION_PURE_PYTHON"):
+            assert module.__file__ is not None and module.__file__.endswith(".py"), (
+                f"built without mypyc, yet {module.__name__} is an extension"
+            )
+        else:
+            # pip install ran setup.py, which compiles the modules where a C compiler exists.
+            assert module.__file__ is not None and not module.__file__.endswith(".py"), (
+                f"{module.__name__} runs as plain Python: the package was installed without "
+                "building the mypyc extension (see setup.py)"
+            )
     assert SOURCE.is_file()
 
 
@@ -59,7 +84,7 @@ def test_the_search_keeps_the_engines_constants() -> None:
     assert installed.NO_CARD == NO_CARD
     # The runs the search collects are the engine's (it keeps its own copy so that it
     # imports nothing from the package and compiles alone).
-    assert installed._RUNS == board_module._RUNS
+    assert protocol.solver.position._RUNS == board_module._RUNS
 
 
 def _run(module: ModuleType, board: Board, nodes: int) -> tuple[int, list[tuple[int, int, int]], int]:
