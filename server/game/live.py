@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from protocol.game import Board, ReserveRule, Status, score
+from protocol.game import Board, ReserveRule, Status, score, view_data
 from protocol.wire.message import (
     Accepted,
     Message,
@@ -37,9 +37,12 @@ __all__ = [
     "GameListener",
     "GameSpec",
     "LiveGame",
+    "game_event",
     "new_game_id",
     "now_ms",
     "project",
+    "race_ended_event",
+    "race_started_event",
     "racer_fields",
     "rank_racers",
 ]
@@ -141,10 +144,6 @@ class LiveGame:
         """Return the racers' ids in seat order."""
         return [pid for pid, _ in self.roster]
 
-    def name_of(self, player_id: str) -> str:
-        """Return a racer's display name."""
-        return dict(self.roster).get(player_id, "?")
-
     def elapsed_seconds(self, at_ms: int) -> int:
         """Return the whole seconds the game's clock shows at ``at_ms``: the time since the
         start, less the storage outages in it (never negative)."""
@@ -227,6 +226,52 @@ def rank_racers(
     rows.sort(key=lambda r: (-r[0]["score"], r[0]["elapsed"], r[1]))
     standings = [{**row, "rank": rank} for rank, (row, _) in enumerate(rows, start=1)]
     return standings, {row["player"]: finished for row, finished in rows}
+
+
+def race_started_event(board: Board, at: int) -> dict[str, Any]:
+    """Return a game's first event: the opening position, as its racers see it."""
+    return {"type": "race_started", "view": view_data(board), "at": at}
+
+
+def game_event(
+    kind: str,
+    *,
+    player: str,
+    action: str,
+    move: str,
+    board: Board,
+    summary: dict[str, Any],
+    status: str,
+    origin: str,
+    at: int,
+) -> dict[str, Any]:
+    """Return the stored event of a racer's action (``kind`` ``move``) or change of status
+    (``status``): the racer's board as they see it (no face-down card, the stock a count),
+    their summary and status, and where and when it was committed."""
+    return {
+        "type": kind,
+        "player": player,
+        "action": action,
+        "move": move,
+        "view": view_data(board),
+        "summary": summary,
+        "status": status,
+        "origin": origin,
+        "at": at,
+    }
+
+
+def race_ended_event(game: LiveGame, standings: list[dict[str, Any]], at: int) -> dict[str, Any]:
+    """Return a game's last event: its standings, and its deal revealed unless it is a daily's.
+
+    A daily deal is everyone's all day: it is revealed when the day is over. The number is
+    written as text: it may not fit in 64 bits, past which a JSON reader may hand it back
+    as an inexact float.
+    """
+    ending: dict[str, Any] = {"type": "race_ended", "standings": standings, "at": at}
+    if game.mode not in ("daily", "practice"):
+        ending.update(number=str(game.number), salt=game.salt)
+    return ending
 
 
 def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | None) -> Message | None:

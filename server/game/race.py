@@ -31,7 +31,6 @@ from protocol.game import (
     player_view,
     summarize,
     summary_data,
-    view_data,
 )
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import (
@@ -51,7 +50,19 @@ from protocol.wire.message import (
 
 from ..store import UNREACHABLE, NotSent, Store, Unreplicated
 from .clock import count_outages, paused_spans
-from .live import DONE, RACER_STATUS, GameSpec, LiveGame, new_game_id, now_ms, racer_fields, rank_racers
+from .live import (
+    DONE,
+    RACER_STATUS,
+    GameSpec,
+    LiveGame,
+    game_event,
+    new_game_id,
+    now_ms,
+    race_ended_event,
+    race_started_event,
+    racer_fields,
+    rank_racers,
+)
 
 __all__ = ["NOT_RACING", "BoardAction", "RaceService", "own"]
 
@@ -86,18 +97,15 @@ class RaceService:
         node: str,
         time_limit: float,
         keep_finished: float,
-        on_game_loaded: Callable[[LiveGame], Any] | None = None,
-        on_race_done: Callable[[LiveGame, list[dict[str, Any]], dict[str, int]], Any] | None = None,
-        on_event: Callable[[str, int, dict[str, Any]], None] | None = None,
     ) -> None:
         self.store = store
         self.node = node
         self.time_limit_ms = int(time_limit * 1000)
         self.keep_ms = int(keep_finished * 1000)
         self.games: dict[str, LiveGame] = {}
-        self.on_game_loaded = on_game_loaded
-        self.on_race_done = on_race_done
-        self.on_event = on_event or (lambda game_id, version, event: None)
+        self.on_game_loaded: Callable[[LiveGame], Any] | None = None
+        self.on_race_done: Callable[[LiveGame, list[dict[str, Any]], dict[str, int]], Any] | None = None
+        self.on_event: Callable[[str, int, dict[str, Any]], None] = lambda game_id, version, event: None
         self._loading: dict[str, asyncio.Future[LiveGame | None]] = {}
         self._ending: set[asyncio.Task[None]] = set()
 
@@ -130,7 +138,6 @@ class RaceService:
         rule = ReserveRule.parse(options.reserve_rule)
         board = Board.new(variant, number, rule)
         start = now_ms()
-        opening = player_view(board).as_dict()
         summary = summarize(board, 0).as_dict()
         meta = {
             "variant": variant,
@@ -147,7 +154,7 @@ class RaceService:
             "saved": int(spec.saved),
             "rematch_of": spec.rematch_of or "",
         }
-        event = json.dumps({"type": "race_started", "view": opening, "at": start})
+        event = json.dumps(race_started_event(board, start))
         await self.store.create_game(game_id, meta, racers, event, racer_fields(summary, "playing"))
         return game_id
 
@@ -361,18 +368,18 @@ class RaceService:
         if not isinstance(action, Resign):
             status = RACER_STATUS.get(state, "playing")
         summary = summary_data(board, elapsed, state)
-        view = view_data(board)
-        record = {
-            "type": "status" if isinstance(action, Resign) else "move",
-            "player": player_id,
-            "action": action.TYPE,
-            "move": text,
-            "view": view,
-            "summary": summary,
-            "status": status,
-            "origin": origin or self.node + "/",
-            "at": now,
-        }
+        record = game_event(
+            "status" if isinstance(action, Resign) else "move",
+            player=player_id,
+            action=action.TYPE,
+            move=text,
+            board=board,
+            summary=summary,
+            status=status,
+            origin=origin or self.node + "/",
+            at=now,
+        )
+        view = record["view"]
         event = orjson.dumps(record)
         try:
             outcome = await self.store.act(
@@ -438,17 +445,17 @@ class RaceService:
         board = await self.board_of(game, player_id)
         now = now_ms()
         summary = summarize(board, game.elapsed_seconds(now)).as_dict()
-        record = {
-            "type": "status",
-            "player": player_id,
-            "action": "left",
-            "move": "",
-            "view": player_view(board).as_dict(),
-            "summary": summary,
-            "status": "left",
-            "origin": self.node + "/",
-            "at": now,
-        }
+        record = game_event(
+            "status",
+            player=player_id,
+            action="left",
+            move="",
+            board=board,
+            summary=summary,
+            status="left",
+            origin=self.node + "/",
+            at=now,
+        )
         version = await self.store.set_racer_status(
             game_id, player_id, json.dumps(record), racer_fields(summary, "left", {"finished": now})
         )
@@ -471,12 +478,7 @@ class RaceService:
             game.paused = paused_spans(record.meta)  # as every node reported them
             now = now_ms()
             standings, finished_at = rank_racers(game, record.racers, now)
-            ending: dict[str, Any] = {"type": "race_ended", "standings": standings, "at": now}
-            if game.mode not in ("daily", "practice"):
-                # A daily deal is everyone's all day: it is revealed when the day is over.
-                # The number is written as text: it may not fit in 64 bits, past which a
-                # JSON reader may hand it back as an inexact float.
-                ending.update(number=str(game.number), salt=game.salt)
+            ending = race_ended_event(game, standings, now)
             version = await self.store.end_game(
                 game_id,
                 game.racer_ids(),
