@@ -42,6 +42,54 @@ Frame = Message | bytes | str
 
 
 @dataclass(frozen=True, slots=True)
+class Answer:
+    """A queued answer or notice: never dropped (the message credits bound them)."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A queued game event, projected for this connection when it is sent."""
+
+    game: str
+    version: int
+    event: dict[str, Any]
+    spectator: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Events this connection was not sent (versions ``after`` + 1 to ``upto``), read from
+    the game's log when their turn comes."""
+
+    game: str
+    after: int
+    upto: int
+    spectator: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """A fresh snapshot of a game, in place of a backlog of its events."""
+
+    game: str
+    spectator: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Close the connection once everything queued before it is sent."""
+
+    code: int
+    reason: str
+
+
+Queued = Answer | Event | Gap | Resync | Close
+"""What a connection's send queue holds, in order."""
+
+
+@dataclass(frozen=True, slots=True)
 class SessionLimits:
     """How much one connection may ask and be sent (from the node's configuration)."""
 
@@ -94,7 +142,10 @@ class Session:
         self.watching: dict[str, int] = {}
         self.boards: dict[tuple[str, str], int] = {}
         self.list_variant: str | None = None
-        self.out: deque[tuple[Any, ...]] = deque()
+        self.out: deque[Queued] = deque()
+        self.resynced: dict[tuple[str, bool], int] = {}
+        """Per game followed (as a racer, or as a spectator): the version of the last
+        snapshot a resync sent; queued events up to it are dropped."""
         self.wake = asyncio.Event()
         self.events_queued = 0
         self.busy = False
@@ -142,7 +193,7 @@ class Session:
                 return
             except Exception:
                 log.exception("direct send failed", extra={"session": self.id})
-        self.out.append(("msg", message))
+        self.out.append(Answer(message))
         self.wake.set()
 
     def _writable_now(self) -> bool:
@@ -201,7 +252,7 @@ class Session:
         except Exception as exc:  # a transport closing under us: the reader task sees the close
             log.debug("write failed: %s", exc, extra={"session": self.id})
 
-    def _put(self, item: tuple[Any, ...]) -> None:
+    def _put(self, item: Event | Gap) -> None:
         if self.closed:
             return
         self.events_queued += 1
@@ -213,13 +264,13 @@ class Session:
 
     def _overflow(self) -> None:
         """Replace a backlog of game events by resyncs: a slow reader never holds the others up."""
-        kept = [item for item in self.out if item[0] == "msg"]
+        kept = [item for item in self.out if isinstance(item, Answer)]
         self.out.clear()
         self.out.extend(kept)
         for game_id in self.games:
-            self.out.append(("resync", game_id, False))
+            self.out.append(Resync(game_id, False))
         for game_id in self.watching:
-            self.out.append(("resync", game_id, True))
+            self.out.append(Resync(game_id, True))
         self.events_queued = 0
         self.on_resync()
         self.wake.set()
@@ -233,7 +284,7 @@ class Session:
         if version > last + 1:
             # Events this connection was not sent (another node's, still in flight or lost
             # to a pub/sub outage): read them from the log, in order, before going on.
-            self._put(("gap", game_id, last, version - 1, spectator))
+            self._put(Gap(game_id, last, version - 1, spectator))
         if event.get("origin") == self.id and not spectator:
             follows[game_id] = version  # this connection already has (or is about to get) its answer
             return
@@ -248,7 +299,7 @@ class Session:
             except Exception:
                 log.exception("event delivery failed", extra={"session": self.id, "game": game_id})
             return
-        self._put(("event", game_id, version, event, spectator))
+        self._put(Event(game_id, version, event, spectator))
 
     def takes_broadcast(self, game_id: str, version: int) -> bool:
         """Tell whether a spectator event may skip the queue and be written right away.
@@ -268,16 +319,16 @@ class Session:
                     await self.wake.wait()
                 item = self.out.popleft()
                 self.busy = True
-                if item[0] in ("event", "gap"):
+                if isinstance(item, (Event, Gap)):
                     self.events_queued -= 1
-                elif item[0] == "close":
-                    await self.ws.close(item[1], item[2])
+                elif isinstance(item, Close):
+                    await self.ws.close(item.code, item.reason)
                     return
                 for message in await self._materialize_patiently(item):
                     if isinstance(message, (bytes, str)):
                         await self.ws.send(message)  # a frame encoded once for every spectator
                         continue
-                    if item[0] != "msg":
+                    if not isinstance(item, Answer):
                         self.flow.sent(message)  # events: the state moves as they go out
                     await self.ws.send(encode(message, self.fmt))
                 self.busy = False
@@ -296,7 +347,7 @@ class Session:
         viewer = None if spectator else self.player
         return self.source.frames(game_id, version, event, viewer, self.fmt)
 
-    async def _materialize_patiently(self, item: tuple[Any, ...]) -> list[Frame]:
+    async def _materialize_patiently(self, item: Answer | Event | Gap | Resync) -> list[Frame]:
         """Build an item's frames; what needs storage (a gap's events, a resync) waits for it
         while it is away, in order, rather than failing the connection. After a long wait
         the item is dropped: the client sees the gap in the versions and resumes."""
@@ -310,32 +361,36 @@ class Session:
                 await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
         return []
 
-    async def _materialize(self, item: tuple[Any, ...]) -> list[Frame]:
-        kind = item[0]
-        if kind == "msg":
-            message: Message = item[1]
-            return [message]
-        if kind == "event":
-            _, game_id, version, event, spectator = item
-            return self._event_messages(game_id, version, event, spectator)
-        if kind == "gap":
-            _, game_id, after, upto, spectator = item
-            return list(await self.source.missed(game_id, after, upto, None if spectator else self.player))
-        if kind == "resync":
-            _, game_id, spectator = item
-            if not spectator:
-                assert self.player is not None
-            snapshot = await self.source.resync(game_id, None if spectator else self.player)
-            if snapshot is None:
-                return []
-            follows = self.watching if spectator else self.games
-            follows[game_id] = max(follows.get(game_id, 0), getattr(snapshot, "v", 0))
-            return [snapshot]
+    async def _materialize(self, item: Answer | Event | Gap | Resync) -> list[Frame]:
+        match item:
+            case Answer(message):
+                return [message]
+            case Event(game_id, version, event, spectator):
+                if version <= self.resynced.get((game_id, spectator), 0):
+                    return []  # the snapshot a resync sent holds it already
+                return self._event_messages(game_id, version, event, spectator)
+            case Gap(game_id, after, upto, spectator):
+                after = max(after, self.resynced.get((game_id, spectator), 0))
+                if upto <= after:
+                    return []
+                viewer = None if spectator else self.player
+                return list(await self.source.missed(game_id, after, upto, viewer))
+            case Resync(game_id, spectator):
+                if not spectator:
+                    assert self.player is not None
+                snapshot = await self.source.resync(game_id, None if spectator else self.player)
+                if snapshot is None:
+                    return []
+                version = getattr(snapshot, "v", 0)
+                follows = self.watching if spectator else self.games
+                follows[game_id] = max(follows.get(game_id, 0), version)
+                self.resynced[game_id, spectator] = version
+                return [snapshot]
         return []
 
     async def close_after_flush(self, code: int, reason: str, timeout: float = 5.0) -> None:
         """Send what is queued, then close with ``code``; wait at most ``timeout`` seconds."""
-        self.out.append(("close", code, reason))
+        self.out.append(Close(code, reason))
         self.wake.set()
         if self.writer is not None:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):

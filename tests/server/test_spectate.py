@@ -13,7 +13,7 @@ from websockets.asyncio.client import connect
 from protocol.game import Board, move_json, player_view
 from protocol.wire.codec import MSGPACK, decode_dict, encode
 from protocol.wire.message import Hello, Watch
-from server.session import BROADCAST_BUFFER
+from server.session import BROADCAST_BUFFER, Resync
 
 from .conftest import Client, NodeFactory, start_race
 from .test_race import audit, card_texts
@@ -205,7 +205,7 @@ async def test_a_slow_reader_is_resynced_instead_of_buffering_without_bound(
     # they queue, and the queue turns into a resync instead of growing.
     transport = session.ws.transport
     step = 0
-    while not any(item[0] == "resync" for item in session.out):
+    while not any(isinstance(item, Resync) for item in session.out):
         step += 1
         assert step < 200_000, "the stalled spectator was never resynced"
         session.deliver(start["game"], version + step, event, spectator=True)
