@@ -7,12 +7,22 @@ as ``None`` ("face down"), never by its identity; the undealt reserve is only a 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from .board import NO_CARD, Board, Status
 from .card import SUITS, card_text
 from .score import score
 
-__all__ = ["BoardView", "Summary", "player_view", "spectator_view", "summarize", "summary_data", "view_data"]
+__all__ = [
+    "BoardView",
+    "Summary",
+    "ViewData",
+    "player_view",
+    "spectator_view",
+    "summarize",
+    "summary_data",
+    "view_data",
+]
 
 _TEXT = tuple(card_text(card) for card in range(52))
 
@@ -38,23 +48,19 @@ class BoardView:
         }
 
 
-def player_view(board: Board) -> BoardView:
-    """Return the player's view of ``board``: face-down cards and the stock masked."""
-    columns = tuple(
-        (None,) * down + tuple(_TEXT[card] for card in col[down:])
-        for col, down in zip(board.columns, board.down, strict=True)
-    )
-    return BoardView(
-        variant=board.variant.name,
-        columns=columns,
-        reserve_left=len(board.stock),
-        cells=tuple(None if c == NO_CARD else card_text(c) for c in board.cells),
-        foundations=tuple(SUITS[suit] for suit in board.foundations),
-    )
+class ViewData(TypedDict):
+    """A view as plain data for the wire (lists, strings, ints and ``None``)."""
+
+    variant: str
+    columns: list[list[str | None]]
+    reserve_left: int
+    cells: list[str | None]
+    foundations: list[str]
 
 
-def view_data(board: Board) -> dict[str, object]:
-    """Return ``player_view(board).as_dict()``, built directly (the server's hot path)."""
+def view_data(board: Board) -> ViewData:
+    """Return the player's view of ``board`` as plain data: face-down cards ``None``, the
+    stock only a count. The one place a board is masked; the server's hot path."""
     return {
         "variant": board.variant.name,
         "columns": [
@@ -65,6 +71,18 @@ def view_data(board: Board) -> dict[str, object]:
         "cells": [None if c == NO_CARD else _TEXT[c] for c in board.cells],
         "foundations": [SUITS[suit] for suit in board.foundations],
     }
+
+
+def player_view(board: Board) -> BoardView:
+    """Return the player's view of ``board`` as a record: what :func:`view_data` builds."""
+    data = view_data(board)
+    return BoardView(
+        variant=data["variant"],
+        columns=tuple(tuple(col) for col in data["columns"]),
+        reserve_left=data["reserve_left"],
+        cells=tuple(data["cells"]),
+        foundations=tuple(data["foundations"]),
+    )
 
 
 def spectator_view(board: Board) -> BoardView:
