@@ -11,7 +11,6 @@ be replayed in PySolFC under the same number.
 from __future__ import annotations
 
 import random
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -141,11 +140,11 @@ def deal(variant: str | Variant, number: int) -> Deal:
     )
 
 
-def draw_competitive_number(randbelow: Callable[[int], int] = secrets.randbelow) -> int:
+def draw_competitive_number(randbelow: Callable[[int], int]) -> int:
     """Draw a fresh game number for competitive play from the Mersenne Twister range.
 
     The range 32001 to 10**20 - 1 holds about 66.4 bits, so numbers cannot be enumerated
-    the way the 32,000 Microsoft deals can. ``randbelow`` is the source of randomness;
-    callers in production keep the default, :func:`secrets.randbelow`.
+    the way the 32,000 Microsoft deals can. ``randbelow`` is the source of randomness,
+    passed in so the core has none of its own: the server passes :func:`secrets.randbelow`.
     """
     return COMPETITIVE_MIN + randbelow(MAX_NUMBER - COMPETITIVE_MIN + 1)

@@ -131,7 +131,7 @@ class RaceService:
         A solo game is a race of one. Return the game id.
         """
         game_id = game_id or new_game_id()
-        number = spec.number if spec.number is not None else draw_competitive_number()
+        number = spec.number if spec.number is not None else draw_competitive_number(secrets.randbelow)
         salt = spec.salt or secrets.token_hex(16)
         limit_ms = self.time_limit_ms if spec.time_limit is None else int(spec.time_limit * 1000)
         variant, options = spec.variant, spec.options

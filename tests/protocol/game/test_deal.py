@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import secrets
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
@@ -154,7 +155,7 @@ def test_competitive_number_uses_randbelow_over_the_whole_mersenne_range() -> No
 
 
 def test_default_competitive_number_is_a_valid_mersenne_number() -> None:
-    numbers = {draw_competitive_number() for _ in range(50)}
+    numbers = {draw_competitive_number(secrets.randbelow) for _ in range(50)}
     assert all(32000 < n <= MAX_NUMBER for n in numbers)
     assert len(numbers) == 50  # 66 bits of choice: a repeat would mean a broken source
     for n in numbers:
