@@ -42,10 +42,13 @@ class Node(Service):
         store = plumbing.store
         self.daily = DailyService(store, clock=clock, keep_days=config.leaderboard_days)
         self.race = RaceService(
-            store, node=self.node, time_limit=config.race_time_limit, keep_finished=config.finished_game_ttl
+            store,
+            node_name=self.node_name,
+            time_limit=config.race_time_limit,
+            keep_finished=config.finished_game_ttl,
         )
         self.feed = GameFeed(plumbing, self.race, self.daily)
-        self.solver = SolverPool(self.node)
+        self.solver = SolverPool(self.node_name)
         self.ratings = RatingService(plumbing)
         self.matchmaker = Matchmaker(plumbing, clock=lambda: int(clock() * 1000))
         """Forms rated matches; the node's start says how a match is started (``on_match``)."""

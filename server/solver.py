@@ -76,8 +76,8 @@ def check_position(
 class SolverPool:
     """The node's solver worker process, started on first use and replaced if it dies."""
 
-    def __init__(self, node: str) -> None:
-        self.node = node
+    def __init__(self, node_name: str) -> None:
+        self.node_name = node_name
         self.pool: ProcessPoolExecutor | None = None
 
     async def run(self, function: Callable[..., Any], *args: Any) -> Any:
@@ -102,7 +102,9 @@ class SolverPool:
             if self.pool is pool:  # not replaced yet by another call that met it
                 self.pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
-                log.warning("the solver's worker process died; starting another", extra={"node": self.node})
+                log.warning(
+                    "the solver's worker process died; starting another", extra={"node": self.node_name}
+                )
             raise
 
     def shutdown(self) -> None:

@@ -163,7 +163,7 @@ class GameFeed(Service):
 
     def _on_game_event(self, channel: str, data: str) -> None:
         version, origin, raw = game_event(data)
-        if origin == self.node:
+        if origin == self.node_name:
             return  # made here: delivered to this node's clients when it was committed
         game = self.race.games.get(game_of_channel(channel))
         if game is not None:
@@ -408,7 +408,7 @@ class GameFeed(Service):
 
     async def _report_no_spectators(self, game_id: str) -> None:
         try:
-            await self.store.set_spectators(game_id, self.node, 0)
+            await self.store.set_spectators(game_id, self.node_name, 0)
         except Exception:
             self.metrics.redis_errors.inc()
 
@@ -427,7 +427,7 @@ class GameFeed(Service):
                     continue
                 here = self.spectator_count(game_id)
                 try:
-                    total = await self.store.set_spectators(game_id, self.node, here)
+                    total = await self.store.set_spectators(game_id, self.node_name, here)
                 except Exception:
                     self.metrics.redis_errors.inc()
                     continue

@@ -94,12 +94,12 @@ class RaceService:
         self,
         store: Store,
         *,
-        node: str,
+        node_name: str,
         time_limit: float,
         keep_finished: float,
     ) -> None:
         self.store = store
-        self.node = node
+        self.node_name = node_name
         self.time_limit_ms = int(time_limit * 1000)
         self.keep_ms = int(keep_finished * 1000)
         self.games: dict[str, LiveGame] = {}
@@ -261,7 +261,7 @@ class RaceService:
         player = event.get("player")
         if player is not None and event["type"] in ("move", "status"):
             if game.changed.get(player, 0) < version and not str(event.get("origin", "")).startswith(
-                self.node + "/"
+                self.node_name + "/"
             ):
                 game.boards[player] = None  # another node changed it: rebuild on next use
             game.changed[player] = max(game.changed.get(player, 0), version)
@@ -376,7 +376,7 @@ class RaceService:
             board=board,
             summary=summary,
             status=status,
-            origin=origin or self.node + "/",
+            origin=origin or self.node_name + "/",
             at=now,
         )
         view = record["view"]
@@ -453,7 +453,7 @@ class RaceService:
             board=board,
             summary=summary,
             status="left",
-            origin=self.node + "/",
+            origin=self.node_name + "/",
             at=now,
         )
         version = await self.store.set_racer_status(

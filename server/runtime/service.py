@@ -17,7 +17,7 @@ __all__ = ["Plumbing", "Service"]
 class Plumbing:
     """A node's shared plumbing, handed to each of its services."""
 
-    node: str
+    node_name: str
     """The node's name (on the events it publishes, and in logs)."""
     config: Config
     store: Store
@@ -30,7 +30,7 @@ class Service:
     """A part of a node (the game feed, presence, results, leaderboards)."""
 
     def __init__(self, plumbing: Plumbing) -> None:
-        self.node = plumbing.node
+        self.node_name = plumbing.node_name
         self.config = plumbing.config
         self.store = plumbing.store
         self.hub = plumbing.hub
