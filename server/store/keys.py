@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+from protocol.wire.message import ROOM_ALPHABET, ROOM_CODE_LENGTH
+
 __all__ = [
     "FORGOTTEN_NAME",
     "LIVE_CHANNEL",
@@ -26,8 +28,6 @@ __all__ = [
     "token_key",
 ]
 
-ROOM_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-ROOM_CODE_LENGTH = 6
 FORGOTTEN_NAME = "forgotten player"
 NODES_KEY = "nodes"
 """Sorted set of node names by their last heartbeat (ms)."""
