@@ -11,7 +11,7 @@ from __future__ import annotations
 from protocol.wire import message as m
 
 from ..node import Handler
-from . import daily, players, race, ratings, rematch, rooms, solo, solver, spectate
+from . import daily, matchmaking, players, race, ratings, rooms, solo, solver, spectate
 
 __all__ = ["HANDLERS"]
 
@@ -21,16 +21,16 @@ HANDLERS: dict[type[m.Message], Handler] = {
     m.Ping: players.on_ping,
     m.Stats: players.on_stats,
     m.ForgetMe: players.on_forget_me,
-    # rooms.py: racing a friend, and the quick match queue
+    # rooms.py: racing a friend, and racing the same players again
     m.RoomCreate: rooms.on_room_create,
     m.RoomJoin: rooms.on_room_join,
     m.Ready: rooms.on_ready,
     m.RoomLeave: rooms.on_room_leave,
     m.RoomStart: rooms.on_room_start,
-    m.QueueJoin: rooms.on_queue_join,
-    m.QueueCancel: rooms.on_queue_cancel,
-    # rematch.py: race the same players again
-    m.Rematch: rematch.on_rematch,
+    m.Rematch: rooms.on_rematch,
+    # matchmaking.py: the quick match queue
+    m.QueueJoin: matchmaking.on_queue_join,
+    m.QueueCancel: matchmaking.on_queue_cancel,
     # race.py: a racer's actions in their game
     m.PlayMove: race.on_move,
     m.DealReserve: race.on_deal,
@@ -56,9 +56,9 @@ HANDLERS: dict[type[m.Message], Handler] = {
     m.Watch: spectate.on_watch,
     m.Unwatch: spectate.on_unwatch,
     m.Replay: spectate.on_replay,
+    m.ReplayPositions: spectate.on_replay_positions,
     # ratings.py: profiles and rating boards
     m.ProfileRequest: ratings.on_profile,
     m.RatingBoard: ratings.on_rating_board,
-    m.ReplayPositions: spectate.on_replay_positions,
 }
 """Message type -> the handler that serves it."""

@@ -1,24 +1,24 @@
-"""Rooms to race friends in, and the quick match queue."""
+"""Rooms to race friends in, and racing again: a new room for the racers of a finished race
+(decision 5)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
-from ..game.launch import launch, start_match
+from ..game.launch import launch
 from ..game.live import GameSpec, new_game_id, now_ms
-from ..matchmaking import REQUEUE_MEMORY_MS
 from ..node import Node
 from ..rooms import leave_room, publish_room
 from ..session import Session
+from ..store import StoreError
 
 __all__ = [
-    "on_queue_cancel",
-    "on_queue_join",
+    "REMATCH_OPENINGS",
     "on_ready",
+    "on_rematch",
     "on_room_create",
     "on_room_join",
     "on_room_leave",
@@ -96,49 +96,75 @@ async def on_room_start(node: Node, session: Session, message: m.RoomStart) -> N
     node.spawn(launch(node, racers, spec, game_id))
 
 
-async def on_queue_join(node: Node, session: Session, message: m.QueueJoin) -> None:
-    """Queue the player for a quick match: rated (matched by rating) unless asked otherwise."""
+REMATCH_OPENINGS = 3
+"""m.Rematch rooms one racer may open for one race (each tells the other racers)."""
+
+
+async def on_rematch(node: Node, session: Session, message: m.Rematch) -> None:
+    """Put the player in the room of a race's rematch, opening it if nobody has yet.
+
+    The room has the race's variant, options and size, and its first player is its
+    host; the race's other racers are told (``rematch_offered``) and join it the same
+    way. A rematch room that closed, started or filled up is replaced by a new one.
+    """
     assert session.player is not None
-    variant = message.variant
-    if message.rated:
-        rating = await node.ratings.rating_for_queue(session.player, variant)
-        waiting, _ = await node.store.enqueue_rated(
-            variant, session.player, now_ms(), rating, REQUEUE_MEMORY_MS
+    game = await node.own_game(session, message.game, "only the race's own racers can ask for a rematch")
+    await node.feed.maybe_forget(game)  # only read here: not kept on this node for it
+    if game.mode != "race" or len(game.roster) < 2:
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED,
+            "a rematch is for races between players (solo games have New game and Replay)",
         )
-        session.queued = variant
-        queued = m.Queued(variant=variant, waiting=waiting, rated=True, rating=round(rating), ref=message.ref)
-        session.send(queued)
-        session.queue_timer = node.spawn(_queue_timeout(node, session, variant))
-        node.matchmaker.poke()
+    if not game.ended:
+        raise ProtocolError(ErrorCode.NOT_ALLOWED, "the race is still on: a rematch comes after it")
+    store = node.store
+    ttl_ms = int(node.config.room_ttl * 1000)
+    for _ in range(3):
+        code = await store.rematch_room(game.game_id)
+        if code is not None:
+            try:
+                await store.join_room(code, session.player, ttl_ms)
+            except StoreError as exc:
+                if exc.code not in ("no_such_room", "room_started", "room_full"):
+                    raise
+                await store.drop_rematch(game.game_id, code)
+                continue
+            opened = False
+        else:
+            if await store.rematch_openings(game.game_id, session.player) >= REMATCH_OPENINGS:
+                raise ProtocolError(
+                    ErrorCode.NOT_ALLOWED,
+                    f"you have opened {REMATCH_OPENINGS} rematch rooms for this race already:"
+                    " open a room instead and share its code",
+                )
+            size = max(len(game.roster), await store.room_size(game.room) if game.room else 0)
+            settings = {
+                "variant": game.variant,
+                "max_players": min(size, m.MAX_PLAYERS),
+                "options": json.dumps(game.options.to_dict()),
+                "rematch_of": game.game_id,
+            }
+            code = await store.create_room(session.player, settings, ttl_ms)
+            held = await store.claim_rematch(game.game_id, code, ttl_ms)
+            if held != code:  # another racer opened one at the same moment: go there
+                await store.leave_room(code, session.player)
+                continue
+            opened = True
+            await store.count_rematch_opening(game.game_id, session.player, ttl_ms)
+            node.metrics.rematches.inc()
+        session.room = code
+        await store.set_player_place(session.player, room=code)
+        await publish_room(store, code, ref_to=(session, message.ref))
+        if opened:
+            notice = {
+                "kind": "rematch",
+                "game": game.game_id,
+                "room": code,
+                "player": session.player,
+                "name": session.name or "?",
+            }
+            for racer, _ in game.roster:
+                if racer != session.player:
+                    await store.notify(racer, notice)
         return
-    waiting = await node.store.enqueue(variant, session.player, now_ms())
-    session.queued = variant
-    session.send(m.Queued(variant=variant, waiting=waiting, ref=message.ref))
-    session.queue_timer = node.spawn(_queue_timeout(node, session, variant))
-    matched = await node.store.match(variant, node.config.quick_match_size)
-    if matched:
-        await start_match(node, variant, matched, rated=False)
-
-
-async def _queue_timeout(node: Node, session: Session, variant: str) -> None:
-    await asyncio.sleep(node.config.queue_timeout)
-    if (
-        session.queued == variant
-        and session.player
-        and await node.store.leave_queues(variant, session.player, now_ms(), REQUEUE_MEMORY_MS)
-    ):
-        session.queued = None
-        session.send(m.QueueTimeout(variant=variant, waited=int(node.config.queue_timeout)))
-
-
-async def on_queue_cancel(node: Node, session: Session, message: m.QueueCancel) -> None:
-    """Take the player out of the quick match queue."""
-    assert session.player is not None
-    variant, session.queued = session.queued, None
-    if session.queue_timer is not None:
-        session.queue_timer.cancel()
-    if variant is None or not await node.store.leave_queues(
-        variant, session.player, now_ms(), REQUEUE_MEMORY_MS
-    ):
-        raise ProtocolError(ErrorCode.NOT_IN_QUEUE, "you are not waiting for a quick match")
-    session.send(m.Ok(to="queue_cancel", ref=message.ref))
+    raise ProtocolError(ErrorCode.UNAVAILABLE, "the rematch room could not be opened; try again")
