@@ -85,7 +85,12 @@ class ScorpionServer:
             rate_limit_strikes=config.rate_limit_strikes,
             send_queue=config.send_queue,
         )
-        self.site = HttpSite(find_web_dir(config.web_dir), self._healthy, self._metrics_page)
+        self.site = HttpSite(
+            find_web_dir(config.web_dir),
+            self._healthy,
+            self._metrics_page,
+            origins=config.allowed_origins.split(","),
+        )
 
     # -- lifecycle ----------------------------------------------------------------------
 

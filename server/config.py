@@ -65,6 +65,7 @@ class Config:
     daily_secret: str = ""
     test_deals: str = ""
     web_dir: Path | None = None
+    allowed_origins: str = ""
     event_loop: str = "auto"
     workers: int = 1
     reuse_port: bool = False
@@ -120,6 +121,10 @@ _HELP = {
     ),
     "daily_secret": "secret the daily deals derive from (default: one generated and kept in Redis)",
     "web_dir": "directory of the browser client served at / (default: the installed client/web)",
+    "allowed_origins": (
+        "comma-separated origins (scheme://host:port) whose pages may open a websocket besides "
+        "this server's own pages; * allows any"
+    ),
     "event_loop": "auto (uvloop where it is installed, else asyncio's own), uvloop or asyncio",
     "workers": (
         "node processes sharing the port, under one supervising process (auto: one per core); "

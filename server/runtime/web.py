@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from http import HTTPStatus
 from pathlib import Path
 
@@ -54,10 +54,13 @@ class HttpSite:
         web_dir: Path | None,
         healthy: Callable[[], Awaitable[bool]],
         metrics: Callable[[], bytes],
+        origins: Iterable[str] = (),
     ) -> None:
         self.web_dir = web_dir
         self.healthy = healthy
         self.metrics = metrics
+        self.origins = frozenset(origin.strip().rstrip("/").lower() for origin in origins if origin.strip())
+        """Origins other than the page's own that a browser may open a websocket from."""
 
     async def http(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer plain HTTP requests on the websocket port: health, metrics, the browser client.
@@ -92,6 +95,13 @@ class HttpSite:
         if path != WEBSOCKET_PATH:
             text = f"no websocket is served at {path}: connect to {WEBSOCKET_PATH}\n"
             return _response(HTTPStatus.NOT_FOUND, text.encode(), "text/plain; charset=utf-8")
+        origin = request.headers.get("Origin")
+        if origin is not None and not self.origin_allowed(origin, request.headers.get("Host", "")):
+            text = (
+                f"a page from {origin} may not open a websocket here: only this server's own pages"
+                " and the origins of --allowed-origins may\n"
+            )
+            return _response(HTTPStatus.FORBIDDEN, text.encode(), "text/plain; charset=utf-8")
         if not set(offered_subprotocols(request)) & set(SUBPROTOCOLS):
             text = (
                 "offer one of the subprotocols " + " or ".join(SUBPROTOCOLS) + " in Sec-WebSocket-Protocol"
@@ -99,6 +109,18 @@ class HttpSite:
             )
             return _response(HTTPStatus.BAD_REQUEST, text.encode(), "text/plain; charset=utf-8")
         return None
+
+    def origin_allowed(self, origin: str, host: str) -> bool:
+        """Tell whether a browser page from ``origin`` may open a websocket to ``host``.
+
+        A page this server served has the server's own origin (its scheme, and the host and
+        port the browser asked for); other origins need ``--allowed-origins`` (``*``: any).
+        Clients that are not browsers send no Origin and are not asked.
+        """
+        origin = origin.strip().rstrip("/").lower()
+        if "*" in self.origins or origin in self.origins:
+            return True
+        return bool(host) and origin in (f"http://{host.lower()}", f"https://{host.lower()}")
 
     def static(self, path: str) -> Response:
         """Serve a file of the browser client (``/`` is its ``index.html``)."""
