@@ -8,6 +8,7 @@ Each field type names one kind of value of the contract with its limits, as msgs
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 from typing import Annotated, Any, Final
@@ -149,6 +150,16 @@ def _kept(value: Any) -> Any:
 def _bad(wire: str, why: str) -> ProtocolError:
     """Return the ``bad_field`` error refusing field ``wire`` (a path such as ``move.to``)."""
     return ProtocolError(ErrorCode.BAD_FIELD, f"field {wire!r} {why}", field=wire)
+
+
+def check_date(value: str | None, wire: str) -> None:
+    """Raise ``bad_field`` for a date of the right form that is not in the calendar (2024-13-01)."""
+    if value is None:
+        return
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise _bad(wire, f"must be a real date (YYYY-MM-DD), not {value!r}") from None
 
 
 def _check_name(value: str, wire: str) -> str:

@@ -32,6 +32,7 @@ from .fields import (
     Verdict,
     Version,
     _kept,
+    check_date,
 )
 
 # ---------------------------------------------------------------- daily tournament, account
@@ -83,6 +84,9 @@ class Leaderboard(Request, tag="leaderboard", frozen=True, kw_only=True):
     limit: Annotated[int, Meta(ge=1, le=100)] = _kept(20)
     subscribe: bool = _kept(False)
 
+    def __post_init__(self) -> None:
+        check_date(self.date, "date")
+
 
 class AroundMe(Request, tag="around_me", frozen=True, kw_only=True):
     """Ask for the player's own rank with ``radius`` neighbours above and below."""
@@ -90,6 +94,9 @@ class AroundMe(Request, tag="around_me", frozen=True, kw_only=True):
     variant: Variant = _kept("scorpion")
     date: Date | None = None
     radius: Annotated[int, Meta(ge=0, le=50)] = _kept(5)
+
+    def __post_init__(self) -> None:
+        check_date(self.date, "date")
 
 
 class LeaderboardPage(Reply, tag="leaderboard_page", frozen=True, kw_only=True):
