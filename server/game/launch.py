@@ -6,19 +6,38 @@ import asyncio
 import dataclasses
 from typing import Any
 
+import msgspec
+
 from protocol.wire.message import Options
 
 from ..node import Node
 from ..session import Session
 from .live import GameSpec, new_game_id, now_ms
 
-__all__ = ["launch", "start_match", "start_single"]
+__all__ = ["launch", "rated_rules", "start_match", "start_single"]
+
+
+def rated_rules(options: Options) -> Options:
+    """Return a race's effective options: a rated race has no undo and no hints (decision 13).
+
+    Whatever a room's host or a client's defaults asked for, a rated race is played without
+    taking moves back (a free peek at the card a move turned up, a free look ahead) and
+    without the server's hints; an unrated race keeps the options it was given.
+    """
+    if options.rated and (options.undo or options.hints):
+        return msgspec.structs.replace(options, undo=False, hints=False)
+    return options
 
 
 async def launch(node: Node, racers: list[tuple[str, str]], spec: GameSpec, game_id: str) -> None:
-    """Start a race once its countdown has run, and tell its racers to follow it."""
+    """Start a race once its countdown has run, and tell its racers to follow it.
+
+    Every race between players starts here, so here a rated one loses undo and hints
+    whatever its room stored (a room opened before the rule, say).
+    """
     await asyncio.sleep(node.config.countdown_seconds)
-    spec = dataclasses.replace(spec, number=node.next_test_deal())  # None: a fresh secret number
+    number = node.next_test_deal()  # None: a fresh secret number
+    spec = dataclasses.replace(spec, number=number, options=rated_rules(spec.options))
     await node.race.start_race(racers, spec, game_id)
     for pid, _ in racers:
         await node.store.count_start(pid, spec.variant)  # a race is a game played, as a solo one is
@@ -36,7 +55,8 @@ async def start_match(node: Node, variant: str, players: list[str], *, rated: bo
     roster = [{"player": p, "name": n} for p, n in racers]
     for pid in players:
         await node.store.notify(pid, {"kind": "match", "variant": variant, "players": roster, "start": start})
-    options = Options(undo=True, hints=True, spectators=True, rated=rated)
+    # A casual match allows undo and hints; a rated one neither (decision 13).
+    options = rated_rules(Options(undo=True, hints=True, spectators=True, rated=rated))
     node.spawn(launch(node, racers, GameSpec(variant=variant, options=options), new_game_id()))
 
 

@@ -21,10 +21,11 @@ __all__ = [
     "on_leaderboard",
 ]
 
-DAILY_OPTIONS = m.Options(undo=True, hints=False, spectators=True)
-"""The ranked attempt: undo, no hints, and spectators once their own attempt is over."""
+DAILY_OPTIONS = m.Options(undo=False, hints=False, spectators=True)
+"""The ranked attempt: no undo and no hints, as in a rated race (decision 13), and
+spectators once their own attempt is over."""
 PRACTICE_OPTIONS = m.Options(undo=True, hints=False, spectators=False)
-"""Practice on the day's deal, after the ranked attempt: unranked and unwatched."""
+"""Practice on the day's deal, after the ranked attempt: unranked and unwatched, with undo."""
 
 
 async def on_daily_info(node: Node, session: Session, message: m.DailyInfo) -> None:

@@ -8,7 +8,7 @@ import json
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
-from ..game.launch import launch
+from ..game.launch import launch, rated_rules
 from ..game.live import GameSpec, new_game_id, now_ms
 from ..node import Node
 from ..rooms import leave_room, publish_room
@@ -27,12 +27,17 @@ __all__ = [
 
 
 async def on_room_create(node: Node, session: Session, message: m.RoomCreate) -> None:
-    """Open a room hosted by the player, with the race's variant, size and options."""
+    """Open a room hosted by the player, with the race's variant, size and options.
+
+    A rated room has no undo and no hints, whatever was asked (clients send the defaults,
+    both true): the room is opened with them off, and its ``room`` state shows the options
+    the race will have (decision 13).
+    """
     assert session.player is not None
     settings = {
         "variant": message.variant,
         "max_players": message.max_players,
-        "options": json.dumps(message.options.to_dict()),
+        "options": json.dumps(rated_rules(message.options).to_dict()),
     }
     code = await node.store.create_room(session.player, settings, int(node.config.room_ttl * 1000))
     session.room = code
@@ -103,9 +108,10 @@ REMATCH_OPENINGS = 3
 async def on_rematch(node: Node, session: Session, message: m.Rematch) -> None:
     """Put the player in the room of a race's rematch, opening it if nobody has yet.
 
-    The room has the race's variant, options and size, and its first player is its
-    host; the race's other racers are told (``rematch_offered``) and join it the same
-    way. A rematch room that closed, started or filled up is replaced by a new one.
+    The room has the race's variant, options (a rated race's without undo and hints, as
+    every rated room's) and size, and its first player is its host; the race's other
+    racers are told (``rematch_offered``) and join it the same way. A rematch room that
+    closed, started or filled up is replaced by a new one.
     """
     assert session.player is not None
     game = await node.own_game(session, message.game, "only the race's own racers can ask for a rematch")
@@ -141,7 +147,7 @@ async def on_rematch(node: Node, session: Session, message: m.Rematch) -> None:
             settings = {
                 "variant": game.variant,
                 "max_players": min(size, m.MAX_PLAYERS),
-                "options": json.dumps(game.options.to_dict()),
+                "options": json.dumps(rated_rules(game.options).to_dict()),
                 "rematch_of": game.game_id,
             }
             code = await store.create_room(session.player, settings, ttl_ms)

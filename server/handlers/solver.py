@@ -33,11 +33,17 @@ async def on_analyze(node: Node, session: Session, message: Analyze) -> None:
 
 
 async def on_winnable(node: Node, session: Session, message: Winnable) -> None:
-    """Tell a solo player whether their position can still be won."""
+    """Tell a solo player whether their position can still be won.
+
+    Never in a race (rated or not) nor in the daily, ranked or practice: the solver sees
+    the face-down cards, and its help would be a move chosen with them.
+    """
     assert session.player is not None
     game = await node.own_game(session, message.game, "you are not playing that game")
     if game.mode != "solo":
-        raise ProtocolError(ErrorCode.NOT_ALLOWED, "the solver's help is for solo practice only")
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED, "the solver's help is for solo games only, never in a race or the daily"
+        )
     if game.ended:
         raise ProtocolError(ErrorCode.GAME_OVER, "that game is over")
     board = await node.race.board_of(game, session.player)

@@ -99,7 +99,7 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     carl: Client = await open_client(node, "Carl")
     await carl.request({"type": "games_list", "subscribe": True})
     await ann.request({"type": "ping"})
-    room, start, bob_start = await start_race(ann, bob, {"undo": True, "hints": True, "rated": True})
+    room, start, bob_start = await start_race(ann, bob, {"rated": True})  # no undo, no hints
     game = start["game"]
     await carl.expect("games_update")
     assert (await eve.request({"type": "watch", "room": room["room"]}))["type"] == "spectate"
@@ -107,7 +107,6 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     move = next(m for m in board.legal_moves() if not m.is_deal)
     accepted = await ann.request({"type": "move", "game": game, "v": start["v"], "move": move_json(move)})
     assert accepted["type"] == "accepted"
-    await ann.request({"type": "hint", "game": game, "v": accepted["v"]})
     await bob.expect("progress")
     await eve.expect("spectate_event")
     await ann.seen("spectators")
@@ -141,6 +140,7 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     other: Client = await open_client(node, "Fay", token=fay.token)
     assert (await other.request({"type": "solo_resume", "game": solo["game"]}))["type"] == "snapshot"
     assert (await fay.request({"type": "saved_games"}))["type"] == "saved_games_list"
+    assert (await fay.request({"type": "hint", "game": solo["game"], "v": solo["v"]}))["type"] == "hints"
     answer = await fay.request({"type": "winnable", "game": solo["game"], "v": solo["v"]})
     assert answer["type"] == "winnable_info", answer
     await fay.request({"type": "resign", "game": solo["game"], "v": solo["v"]})
