@@ -2,9 +2,10 @@
 
 Keys: ↑/↓ choose a column, ←/→ a card in it, Enter (or Space) picks the card and then drops
 it on the column under the cursor; 1–9 and 0 jump to a column, or drop the picked card on
-it. Legal targets of the picked card are highlighted. ``u`` undo, ``h`` hint, ``d`` deal
-the reserve, ``R`` twice resigns, ``:`` types a move (``7H:2-5``, ``deal``), Esc cancels,
-``r`` ready and ``s`` start in a room, Tab shows the next racer when watching (a
+it. Legal targets of the picked card are highlighted. ``u`` undo and ``h`` hint where the
+race allows them (never in a rated race or the daily's ranked attempt), ``d`` deal the
+reserve, ``R`` twice resigns, ``:`` types a move (``7H:2-5``, ``deal``), Esc cancels, ``r``
+ready and ``s`` start in a room, Tab shows the next racer when watching (a
 spectator's only key but ``q``, with no command line), ``q`` quits.
 In a solo game ``n`` starts a New Game (a fresh deal), ``p`` a Replay of the same deal, and
 ``w`` asks the server's solver whether the position can still be won. ``P`` shows the
@@ -268,9 +269,11 @@ class ScorpionApp(ScreenApp):
         self._run(winnable)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Show the solo keys in solo games only; grey out undo and hint where the race forbids them.
+        """Show the solo keys in solo games only, and undo and hint only where the race allows them.
 
-        A spectator's key bar holds only what a spectator can do: the next racer, and quit.
+        A rated race and the daily's ranked attempt have neither (decision 13): their keys are
+        not in the key bar at all, as the browser shows no such buttons. A spectator's key bar
+        holds only what a spectator can do: the next racer, and quit.
         """
         race = self.race
         watching = race is not None and race.spectating
@@ -292,9 +295,8 @@ class ScorpionApp(ScreenApp):
             return False  # no game of the player's going on: nothing to play
         if action == "deal" and race is not None and not has_stock({"variant": race.variant}):
             return False  # Three Blind Mice has no reserve to deal
-        if action in ("undo", "hint") and race is not None and not race.spectating:
-            allowed = race.options.undo if action == "undo" else race.options.hints
-            return True if allowed else None
+        if action in ("undo", "hint") and race is not None:
+            return race.options.undo if action == "undo" else race.options.hints
         return True
 
     def action_profile(self) -> None:
@@ -420,6 +422,9 @@ class ScorpionApp(ScreenApp):
             return
         if word in ("quit", "q"):
             self._quit()
+            return
+        if word in ("undo", "hint") and self.race is not None and not self.check_action(word, ()):
+            self.say(f"this race does not allow {'undo' if word == 'undo' else 'hints'}")
             return
         if word in actions:
             actions[word]()

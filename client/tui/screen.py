@@ -113,7 +113,7 @@ class ScreenApp(App[int]):
         self.queue_waited: int | None = None  # seconds the queue was waited in vain
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
-        self._mode: tuple[str, str, bool, bool, bool, bool] | None = None
+        self._mode: tuple[object, ...] | None = None
         self.quitting = False
         self._announced: str | None = None  # the rematch last announced to this spectator
         self.profile: Profile | None = None  # the profile on screen in place of the main area
@@ -126,7 +126,7 @@ class ScreenApp(App[int]):
             yield Static(id="board")
         yield Static(id="racers")
         yield Static(id="message")
-        yield Input(placeholder=": type a move (7H:2-5, deal, undo, hint, resign)", id="command")
+        yield Input(placeholder=self.command_placeholder(), id="command")
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
@@ -374,6 +374,17 @@ class ScreenApp(App[int]):
             out.append(render_racer(racer.name, summary, racer.status, race.variant, me=mine, width=width))
         return out
 
+    def command_placeholder(self) -> str:
+        """Return the command line's prompt: ``undo`` and ``hint`` only where the race allows
+        them (never in a rated race or the daily's ranked attempt)."""
+        race = self.race
+        words = ["deal"]
+        if race is None or race.options.undo:
+            words.append("undo")
+        if race is None or race.options.hints:
+            words.append("hint")
+        return f": type a move (7H:2-5, {', '.join(words)}, resign)"
+
     def redraw(self) -> None:
         """Redraw everything from the tracked state (nothing before the widgets are mounted)."""
         with contextlib.suppress(NoMatches):  # the screen is going away
@@ -388,12 +399,16 @@ class ScreenApp(App[int]):
         running = race is not None and race.ended is None
         playing = race is not None and race.playing  # this player's part goes on
         follow = self._rematch_to_watch() is not None
-        mode = (race.mode if race else "", race.variant if race else "", running, playing, watching, follow)
+        allows = (race.options.undo, race.options.hints) if race else None
+        kind = (race.mode, race.variant) if race else ("", "")
+        mode = (*kind, running, playing, watching, follow, allows)
         if mode != self._mode:
             self._mode = mode
             self.refresh_bindings()
             # A spectator has no moves to type: the prompt would only invite refusals.
-            self.query_one("#command", Input).display = not watching
+            command = self.query_one("#command", Input)
+            command.display = not watching
+            command.placeholder = self.command_placeholder()
         self.query_one("#status", Static).update(self.status_text())
         self.query_one("#board", Static).update(self.board_text())
         self.query_one("#racers", Static).update(self.racers_text())

@@ -17,7 +17,7 @@ from client.tui import ScorpionApp
 from client.tui.render import render_standings
 from protocol.game import Board, move_from_json, player_view
 from protocol.wire.message import MatchFound, RaceStarted, RatingChange
-from tests.client.conftest import ClientFactory, NodeFactory, start_race
+from tests.client.conftest import ClientFactory, NodeFactory, racing, start_race
 from tests.client.test_cli import run_cli
 from tests.client.test_tui import until
 
@@ -46,6 +46,31 @@ async def rated_quick_match(
     await ann.resign()
     await ann.race_ended(started.game, timeout=10)
     return ann, bob, started.game
+
+
+async def test_the_terminal_client_offers_no_undo_and_no_hint_in_a_rated_race(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    # The room asks for the defaults (undo and hints on): a rated race has neither.
+    _, (ann, _bob), _ = await racing(start_node, make_client, 1234567890123, "Ann", "Bob", rated=True)
+    app = ScorpionApp(ann)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await until(lambda: ann.race is not None)
+        await pilot.pause(0.1)
+        race = ann.race
+        assert race is not None and race.options.rated and not (race.options.undo or race.options.hints)
+        screen = app.screen_text()
+        keys = screen.splitlines()[-1]
+        assert "rated" in screen.splitlines()[0] and "pick" in keys and "deal" in keys, screen
+        assert "undo" not in keys and "hint" not in keys, keys
+        assert "(7H:2-5, deal, resign)" in screen, "the command line's prompt offers neither"
+        await pilot.press("u", "h")
+        await pilot.pause(0.2)
+        assert race.v == 1 and app.note == "", "the keys ask the server nothing"
+        app.command("undo")
+        assert app.note == "this race does not allow undo"
+        app.command("hint")
+        assert app.note == "this race does not allow hints" and race.v == 1
 
 
 async def test_both_racers_get_the_rating_change_and_it_matches_their_profiles(
