@@ -101,16 +101,30 @@ export function onQueueTimeout(msg) {
 
 // ---------------------------------------------------------------- lobby actions
 
+// A rated race has no undo and no hints (the server turns them off): while Rated is
+// ticked, their boxes are greyed out and sent unticked.
 function raceOptions() {
   const delay = Math.max(0, Math.min(300, Number($("opt-delay").value) || 0));
+  const rated = $("opt-rated").checked;
   return {
-    undo: $("opt-undo").checked, hints: $("opt-hints").checked, spectators: $("opt-spectators").checked,
-    reserve_rule: $("opt-reserve").value, spectator_delay: delay, rated: $("opt-rated").checked,
+    undo: !rated && $("opt-undo").checked, hints: !rated && $("opt-hints").checked,
+    spectators: $("opt-spectators").checked,
+    reserve_rule: $("opt-reserve").value, spectator_delay: delay, rated,
   };
+}
+
+function showRatedRules() {
+  const rated = $("opt-rated").checked;
+  for (const id of ["opt-undo", "opt-hints"]) {
+    $(id).disabled = rated;
+    $(id).closest("label").title = rated ? "A rated race has no undo and no hints" : "";
+  }
 }
 
 // Bind the name form, the lobby's buttons, the waiting room's and the queue's.
 export function bindLobby() {
+  $("opt-rated").addEventListener("change", showRatedRules);
+  showRatedRules();
   $("name-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const name = $("name-input").value.trim();

@@ -93,6 +93,7 @@ export function renderGame() {
       : `you ${STATUS_TEXT[game.status]}${game.racers.size > 1 ? " · waiting for the others" : ""}`;
   $("btn-new").hidden = game.mode !== "solo";
   $("btn-winnable").hidden = game.mode !== "solo";
+  $("key-winnable").hidden = game.mode !== "solo";       // the solver helps in solo games only
   $("btn-winnable").disabled = !playing;
   const info = S.winnable && S.winnable.game === game.id && playing
     && (S.winnable.v === game.v || S.winnable.verdict === "asking") ? S.winnable : null;
@@ -107,9 +108,13 @@ export function renderGame() {
   $("reserve-left").textContent = view.reserve_left;
   $("btn-deal").disabled = !playing || !canDeal(view, opts.reserve_rule);
   $("btn-deal").classList.toggle("hinted", Boolean(S.hint && S.hint.deal));
+  // A rated race and the daily's ranked attempt have neither undo nor hints (their
+  // options say so): no button, and no key in the legend.
   $("btn-undo").hidden = !opts.undo;
+  $("key-undo").hidden = !opts.undo;
   $("btn-undo").disabled = !playing || game.summary.moves === 0;
   $("btn-hint").hidden = !opts.hints;
+  $("key-hint").hidden = !opts.hints;
   $("btn-hint").disabled = !playing;
   $("btn-resign").disabled = !playing;
   if (!playing) $("confirm-resign").hidden = true;

@@ -271,6 +271,13 @@ def test_a_rated_quick_match_shows_the_rating_changes_the_board_and_both_profile
         expect(page.locator("#screen-game")).to_be_visible()
         expect(page.locator("#game-rated")).to_be_visible()
         expect(page.locator("#game-rated")).to_have_text("Rated")
+        # A rated race has no undo and no hints: no button, no key in the legend.
+        for absent in ("#btn-undo", "#btn-hint", "#key-undo", "#key-hint", "#btn-winnable"):
+            expect(page.locator(absent)).to_be_hidden()
+    expect(ann.locator(".keys")).not_to_contain_text("U undoes", use_inner_text=True)  # (a phone has none)
+    ann.keyboard.press("u")
+    ann.keyboard.press("h")
+    assert sent(ann, "undo") == [] and sent(ann, "hint") == []
 
     # Ann moves once; both resign.
     board = Board.new("scorpion", DEAL)
@@ -405,16 +412,23 @@ def test_a_friend_race_is_rated_only_with_the_rated_option_and_a_spectator_repla
     ann.evaluate(RECORD_SENT)
     ann.click("text=Race options")
     expect(ann.locator("#opt-rated")).not_to_be_checked()
-    ann.check("#opt-rated")
+    ann.check("#opt-undo")
+    ann.check("#opt-rated")  # a rated race has no undo and no hints: their boxes are greyed out
+    expect(ann.locator("#opt-undo")).to_be_disabled()
+    expect(ann.locator("#opt-hints")).to_be_disabled()
     ann.click("#btn-create")
+    expect(ann.locator("#room-desc")).to_contain_text("no undo · no hints")
     expect(ann.locator("#room-desc")).to_contain_text("· rated")
-    assert sent(ann, "room_create")[0]["options"]["rated"] is True
+    options = sent(ann, "room_create")[0]["options"]
+    assert (options["rated"], options["undo"], options["hints"]) == (True, False, False)
     bob = open_page(ann.input_value("#room-link"), "Bob")
     expect(bob.locator("#room-desc")).to_contain_text("· rated")
     bob.click("#btn-ready")
     ann.click("#btn-start")
     for page in (ann, bob):
         expect(page.locator("#game-rated")).to_be_visible()
+        expect(page.locator("#btn-undo")).to_be_hidden()
+        expect(page.locator("#btn-hint")).to_be_hidden()
 
     carol = open_page(base_url(node), "Carol")
     carol.locator("#games li", has_text="Ann vs Bob").get_by_role("button", name="Watch").click()
@@ -438,7 +452,9 @@ def test_a_friend_race_is_rated_only_with_the_rated_option_and_a_spectator_repla
     for page in (ann, bob):
         page.click("#btn-result-close")
     ann.uncheck("#opt-rated")  # the race options are still open
+    expect(ann.locator("#opt-undo")).to_be_enabled()  # and undo, still ticked, is back
     ann.click("#btn-create")
+    expect(ann.locator("#room-desc")).to_contain_text("undo allowed")
     expect(ann.locator("#room-desc")).to_contain_text("· not rated")
     bob.fill("#join-code", ann.inner_text("#room-code"))
     bob.click("#join-form button")
@@ -447,6 +463,8 @@ def test_a_friend_race_is_rated_only_with_the_rated_option_and_a_spectator_repla
     for page in (ann, bob):
         expect(page.locator("#screen-game")).to_be_visible()
         expect(page.locator("#game-rated")).to_be_hidden()
+        expect(page.locator("#btn-undo")).to_be_visible()
+        expect(page.locator("#key-undo")).to_be_visible()
     resign(bob)
     expect(ann.locator("#racers li", has_text="Bob").locator(".tag")).to_have_text("resigned")
     resign(ann)
