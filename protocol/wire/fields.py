@@ -14,6 +14,7 @@ import re
 from typing import Annotated, Any, Final
 
 import msgspec
+import regex
 from msgspec import Meta
 
 from ..game.variant import VARIANTS, ReserveRule
@@ -162,11 +163,28 @@ def check_date(value: str | None, wire: str) -> None:
         raise _bad(wire, f"must be a real date (YYYY-MM-DD), not {value!r}") from None
 
 
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+"""Characters a renderer may draw as nothing: joiners, fillers (Hangul's among them),
+variation selectors, invisible operators. Unicode's own property, not a hand list."""
+_LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{N}]")
+
+
 def _check_name(value: str, wire: str) -> str:
-    """Return a display name without its outer spaces, or raise: 1 to 24 printable characters."""
+    """Return a display name without its outer spaces, or raise.
+
+    A name is 1 to 24 printable characters, none of them default-ignorable (which would
+    let "A\u034fB" pass for "AB", or a Hangul filler for a blank), with at least one
+    letter or digit (so that a name of braille blanks or of marks alone is refused).
+    """
     name = value.strip()
     if not 1 <= len(name) <= MAX_NAME:
         raise _bad(wire, f"must be 1 to {MAX_NAME} characters after removing outer spaces")
     if not name.isprintable():
         raise _bad(wire, "must contain printable characters only (no control or invisible characters)")
+    hidden = _IGNORABLE.search(name)
+    if hidden is not None:
+        code = f"U+{ord(hidden.group()):04X}"
+        raise _bad(wire, f"must not contain characters that show as nothing ({code} does)")
+    if _LETTER_OR_DIGIT.search(name) is None:
+        raise _bad(wire, "must contain at least one letter or digit")
     return name

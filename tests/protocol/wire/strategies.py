@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 import pytest
+import regex
 from hypothesis import strategies as st
 
 from protocol.game import Board, player_view, summarize
@@ -50,10 +51,13 @@ from protocol.wire.message import (
 
 ids = st.text(alphabet="abcdefghijkmnopqrstuvwxyzABCXYZ0123456789-_", min_size=1, max_size=32)
 tokens = st.text(alphabet="abcdefXYZ0123456789-_", min_size=16, max_size=128)
-visible = st.characters(categories=["L", "M", "N", "P", "S"])
+_ignorable = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+visible = st.characters(categories=["L", "M", "N", "P", "S"]).filter(lambda c: not _ignorable.match(c))
+letters = st.characters(categories=["L", "N"]).filter(lambda c: not _ignorable.match(c))
 names = st.builds(
-    lambda first, rest: (first + rest).strip(), visible, st.text(alphabet=visible | st.just(" "), max_size=23)
+    lambda first, rest: (first + rest).strip(), letters, st.text(alphabet=visible | st.just(" "), max_size=23)
 )
+"""Names as the contract takes them: a letter or digit first, nothing that shows as nothing."""
 versions = st.integers(0, MAX_VERSION)
 epochs = st.integers(0, 2**53 - 1)
 counts = st.integers(0, MAX_VERSION)
