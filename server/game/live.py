@@ -32,6 +32,8 @@ from protocol.wire.message import (
     Standing,
 )
 
+from .fairness import Uncovered, spectator_view
+
 __all__ = [
     "DONE",
     "RACER_STATUS",
@@ -140,6 +142,9 @@ class LiveGame:
     time is not counted on the game's clock."""
     outages_seen: int = 0
     """How many of this node's outages were added to ``paused`` (its ``StoreHealth.generation``)."""
+    uncovered: dict[str, Uncovered] = field(default_factory=dict)
+    """Per racer, the cards their latest view shows them and its version (kept for rated
+    races only: what their spectators may be shown, :mod:`server.game.fairness`)."""
 
     def racer_ids(self) -> list[str]:
         """Return the racers' ids in seat order."""
@@ -312,7 +317,7 @@ def project(game: LiveGame, version: int, event: dict[str, Any], viewer: str | N
                 game=game.game_id,
                 v=version,
                 player=player,
-                view=event["view"],
+                view=spectator_view(game, event["view"]),
                 summary=event["summary"],
                 status=event["status"],
             )

@@ -50,6 +50,7 @@ from protocol.wire.message import (
 
 from ..store import UNREACHABLE, NotSent, Store, Unreplicated
 from .clock import count_outages, paused_spans
+from .fairness import masked_view, note_event_uncovered, spectator_cards
 from .live import (
     DONE,
     RACER_STATUS,
@@ -259,6 +260,8 @@ class RaceService:
         """
         game.version = max(game.version, version)
         player = event.get("player")
+        if game.options.rated:  # what each racer has uncovered: their spectators' mask
+            note_event_uncovered(game.uncovered, game.racer_ids(), version, event)
         if player is not None and event["type"] in ("move", "status"):
             if game.changed.get(player, 0) < version and not str(event.get("origin", "")).startswith(
                 self.node_name + "/"
@@ -532,23 +535,28 @@ class RaceService:
         version = 0
         opening: dict[str, Any] = {}
         latest: dict[str, dict[str, Any]] = {}
+        delayed = False
         for number, raw in await self.store.events(game.game_id, 0):
             event = json.loads(raw)
-            if number > 1 and event.get("at", 0) > cutoff:
-                break
+            if game.options.rated:  # the whole log, past the delay too: the mask is as of now
+                note_event_uncovered(game.uncovered, game.racer_ids(), number, event)
+            if delayed := delayed or (number > 1 and event.get("at", 0) > cutoff):
+                continue
             version = number
             if event["type"] == "race_started":
                 opening = event["view"]
             elif event["type"] in ("move", "status"):
                 latest[event["player"]] = event
+        shown = spectator_cards(game)
         boards = []
         for pid, name in game.roster:
             last = latest.get(pid)
+            view = last["view"] if last else opening
             boards.append(
                 RacerBoard(
                     player=pid,
                     name=name,
-                    view=last["view"] if last else opening,
+                    view=view if shown is None else masked_view(view, shown),  # decision 14
                     summary=last["summary"] if last else _opening_summary(opening),
                     status=last["status"] if last else "playing",
                 )

@@ -71,9 +71,11 @@ async def on_watch(node: Node, session: Session, message: Watch) -> None:
     if session.player in game.status:
         raise ProtocolError(ErrorCode.SPECTATING_FORBIDDEN, "you cannot watch a race you are in")
     if not await node.daily.may_see(session.player, game.daily, game.variant):
+        # No ghosting (decision 14): a daily game shows the day's deal, which everyone plays.
         raise ProtocolError(
             ErrorCode.SPECTATING_FORBIDDEN,
-            "that is a game of today's daily deal: finish your own ranked attempt before watching it",
+            f"that is a game of the daily deal of {game.daily}: watch the day's games once "
+            "your own ranked attempt of it is over",
         )
     game = await node.feed.watch(session, game)
     count = node.feed.total_spectators(game_id)
@@ -94,8 +96,13 @@ async def _spectator_batch(
 ) -> SpectateBatch | None:
     """Return the spectator events after version ``since``, or ``None`` (send a snapshot).
 
-    ``None`` when too many were missed, or when ``since`` is ahead of the game.
+    ``None`` when too many were missed, or when ``since`` is ahead of the game; and in a
+    rated race whose racers' uncovered cards this node has not all read yet (its copy was
+    just loaded): the snapshot reads them from the log, and events masked without them
+    would hide more than they need to (decision 14).
     """
+    if game.options.rated and not game.ended and any(pid not in game.uncovered for pid in game.racer_ids()):
+        return None
     missed = await node.feed.missed_events(game, since, None)
     if missed is None or (missed[1] == since and since > game.version):
         return None
