@@ -192,10 +192,82 @@ def test_only_the_store_touches_redis() -> None:
     assert not offenders, "Redis used above the store: " + ", ".join(offenders)
 
 
-def test_no_file_of_the_server_is_over_600_lines() -> None:
+# ---------------------------------------------------------------- the whole tree
+
+SOURCE_FOLDERS = ("protocol", "server", "client", "tests", "bench", "scripts")
+
+
+def python_files() -> list[Path]:
+    """Every Python file of the project (the C search, ``_fastsearch.c``, is not one)."""
+    return [p for folder in SOURCE_FOLDERS for p in sorted((ROOT / folder).rglob("*.py"))]
+
+
+def test_no_python_file_of_the_tree_is_over_600_lines() -> None:
     long = {
         str(p.relative_to(ROOT)): n
-        for p in SERVER_FILES
+        for p in python_files()
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600
     }
     assert not long, long
+
+
+CLOCK_AND_CHANCE = {"time", "secrets", "uuid"}
+"""Modules the core never imports: it reads no clock and draws nothing at random."""
+CLOCK_CALLS = {"now", "utcnow", "today", "urandom", "time_ns", "monotonic", "perf_counter"}
+
+
+def clock_and_chance(path: Path) -> list[str]:
+    """Return where a file reads a clock or draws at random: an import of ``time``,
+    ``secrets`` or ``uuid``, a call such as ``datetime.now()`` or ``os.urandom()``, or any
+    use of ``random`` but a seeded generator (``random.Random(seed)``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module.split(".")[0]]
+            if names == ["random"]:
+                names = [f"random.{alias.name}" for alias in node.names if alias.name != "Random"]
+        else:
+            names = []
+        found += [f"{path.name}:{node.lineno} imports {name}" for name in names if name in CLOCK_AND_CHANCE]
+        found += [f"{path.name}:{node.lineno} imports {name}" for name in names if name.startswith("random.")]
+        if isinstance(node, ast.Attribute):
+            if node.attr in CLOCK_CALLS:
+                found.append(f"{path.name}:{node.lineno} calls {node.attr}")
+            elif isinstance(node.value, ast.Name) and node.value.id == "random" and node.attr != "Random":
+                found.append(f"{path.name}:{node.lineno} uses random.{node.attr}")
+    return found
+
+
+def test_the_core_reads_no_clock_and_draws_nothing_at_random() -> None:
+    found = [where for path in files_of("protocol") for where in clock_and_chance(path)]
+    assert not found, found
+
+
+def test_the_clock_and_chance_check_catches_each_form(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import time\nimport random\nfrom secrets import token_hex\nimport datetime, os\n"
+        "rng = random.Random(7)\nx = random.random()\nd = datetime.date.today()\nb = os.urandom(4)\n"
+    )
+    found = clock_and_chance(sample)
+    assert [f.split(" ", 1)[1] for f in found] == [
+        "imports time",
+        "imports secrets",
+        "uses random.random",
+        "calls today",
+        "calls urandom",
+    ], found
+
+
+def test_the_architecture_document_names_every_module() -> None:
+    document = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    unnamed = [
+        str(path.relative_to(ROOT))
+        for package in TREE
+        for path in files_of(package)
+        if path.name != "__init__.py" and path.name not in document
+    ]
+    assert not unnamed, f"docs/architecture.md does not name: {unnamed}"
