@@ -28,7 +28,7 @@ export const ERRORS = {
   not_in_queue: "You were no longer in the queue (a match may just have been found).",
   undo_forbidden: "Undo is not allowed in this race.",
   hints_forbidden: "Hints are not allowed in this race.",
-  spectating_forbidden: "This race does not allow spectators.",
+  spectating_forbidden: "This game cannot be watched.",
   daily_already_played: "You have already played today's deal.",
   unavailable: "Not available right now.",
   outcome_unknown: "The server could not confirm that action in time.",
@@ -74,7 +74,7 @@ export function clearBusy() {
 const GAVE_UP = "The server stayed busy: please try again in a moment.";
 
 // Codes whose server sentence says more than the page's own wording.
-const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type"]);
+const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type", "spectating_forbidden"]);
 
 // Show a server error as a notice: the page's wording, and the server's where it says more.
 export function showError(msg) {
