@@ -33,8 +33,8 @@ from protocol.wire.flow import CLOSE_POLICY, CLOSE_RESTART
 from protocol.wire.message import Message, Ping, error_message
 
 from .config import Config
-from .game.launch import start_match
 from .handlers import HANDLERS
+from .launch import start_match
 from .node import Node
 from .runtime.embedded import EmbeddedRedis
 from .runtime.hub import Hub

@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from protocol.rating import (
     DEFAULT_RATING,
@@ -29,11 +29,20 @@ from protocol.rating import (
 )
 from protocol.wire.message import RatingDelta, RatingInfo
 
-from .game.live import LiveGame
 from .runtime.service import Plumbing, Service
 from .store import UNREACHABLE, RatingRecord
 
-__all__ = ["PERIOD_MS", "RatingService", "rating_of"]
+__all__ = ["PERIOD_MS", "RatedGame", "RatingService", "rating_of"]
+
+
+class RatedGame(Protocol):
+    """What rating a race needs to know of its game (a :class:`server.game.live.LiveGame`)."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+
 
 log = logging.getLogger("scorpion.ratings")
 
@@ -76,7 +85,7 @@ class RatingService(Service):
         record = (await self.store.ratings([player_id], variant))[player_id]
         return record.rating if record else DEFAULT_RATING
 
-    async def rate(self, game: LiveGame, standings: Sequence[dict[str, Any]]) -> list[RatingDelta]:
+    async def rate(self, game: RatedGame, standings: Sequence[dict[str, Any]]) -> list[RatingDelta]:
         """Rate a finished race, store every racer's new rating once, and tell the racers.
 
         Safe to call again for the same race (after an outage, say): a racer whose change
@@ -129,7 +138,7 @@ class RatingService(Service):
         return changes
 
     async def _store_again(
-        self, game: LiveGame, player: str, name: str, results: list[Result], now: int
+        self, game: RatedGame, player: str, name: str, results: list[Result], now: int
     ) -> RatingDelta | None:
         """Rate one racer again from their stored rating (it moved meanwhile) and store it once."""
         for _attempt in range(5):
@@ -155,7 +164,7 @@ class RatingService(Service):
         data.pop("variant", None)
         return RatingDelta.from_dict(data)
 
-    async def rate_when_reachable(self, game: LiveGame, standings: Sequence[dict[str, Any]]) -> None:
+    async def rate_when_reachable(self, game: RatedGame, standings: Sequence[dict[str, Any]]) -> None:
         """Rate a race, trying again while Redis cannot be reached (for up to an hour)."""
         for _attempt in range(7200):
             try:

@@ -7,8 +7,8 @@ import dataclasses
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
-from ..game.launch import start_single
 from ..game.live import GameSpec, new_game_id
+from ..launch import start_single
 from ..node import Node
 from ..session import Session
 

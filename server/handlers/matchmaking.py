@@ -7,8 +7,8 @@ import asyncio
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
-from ..game.launch import start_match
 from ..game.live import now_ms
+from ..launch import start_match
 from ..matchmaking import REQUEUE_MEMORY_MS
 from ..node import Node
 from ..session import Session

@@ -8,8 +8,8 @@ import json
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
-from ..game.launch import launch, rated_rules
 from ..game.live import GameSpec, new_game_id, now_ms
+from ..launch import launch, rated_rules
 from ..node import Node
 from ..rooms import leave_room, publish_room
 from ..session import Session

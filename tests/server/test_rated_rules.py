@@ -12,7 +12,7 @@ from typing import Any
 from protocol.game import Board, Move, move_json
 from protocol.wire.message import Options
 from server.daily import choose_number
-from server.game.launch import rated_rules
+from server.launch import rated_rules
 
 from .conftest import DAILY_SECRET, Client, NodeFactory
 from .test_race import DEAL

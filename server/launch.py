@@ -10,9 +10,9 @@ import msgspec
 
 from protocol.wire.message import Options
 
-from ..node import Node
-from ..session import Session
-from .live import GameSpec, new_game_id, now_ms
+from .game.live import GameSpec, new_game_id, now_ms
+from .node import Node
+from .session import Session
 
 __all__ = ["launch", "rated_rules", "start_match", "start_single"]
 
