@@ -271,11 +271,6 @@ class RaceState:
         info = self.last_winnable
         return info if info is not None and info.v == self.v and self.playing else None
 
-    def name_of(self, player: str) -> str:
-        """Return a racer's display name."""
-        racer = self.racers.get(player)
-        return racer.name if racer else player
-
     def board(self) -> Board | None:
         """Return the local model of this player's board (``None`` before any view)."""
         if self.view is None:

@@ -56,10 +56,6 @@ class IllegalMove(ValueError):
     """Raise when a move breaks a rule; the message says which."""
 
 
-def _column_name(index: int) -> str:
-    return f"column {index + 1}"
-
-
 class Board:
     """A Scorpion position and the stack of moves pushed onto it."""
 
