@@ -57,6 +57,7 @@ class Config:
     close_timeout: float = 2.0
     finished_game_ttl: float = 7 * 24 * 3600.0
     room_ttl: float = 3600.0
+    guest_retention: float = 30 * 24 * 3600.0
     leaderboard_days: int = 30
     spectator_tick: float = 2.0
     spectator_lag: float = 0.005
@@ -108,6 +109,10 @@ _HELP = {
     "close_timeout": "seconds to wait for a client's closing handshake before dropping it",
     "finished_game_ttl": "seconds finished games are kept for replays",
     "room_ttl": "seconds an idle room is kept",
+    "guest_retention": (
+        "seconds a player's identity, token, statistics, saved games and results are kept after "
+        "their last visit (each hello and each last disconnect renews them)"
+    ),
     "leaderboard_days": "days past leaderboards and daily attempts are kept",
     "spectator_tick": "seconds between batched spectator-count updates",
     "node_heartbeat": "seconds between this node's heartbeats in Redis",

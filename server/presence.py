@@ -14,6 +14,7 @@ import json
 import logging
 from typing import Any
 
+from protocol.game import VARIANTS
 from protocol.wire.flow import State
 from protocol.wire.message import (
     Analysis,
@@ -90,6 +91,8 @@ class Presence(Service):
                 places = await self.store.player_places(player)
                 if "game" in places:
                     self.tasks.spawn(self.grace(player, places["game"]))
+                # What this visit wrote (a saved game's moves, say) is kept as long as the player.
+                await self.store.keep_player(player, int(self.config.guest_retention * 1000), list(VARIANTS))
 
     def _store_changed(self, up: bool) -> None:
         if up and self.unsettled:

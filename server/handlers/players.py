@@ -16,7 +16,13 @@ __all__ = ["on_forget_me", "on_hello", "on_ping", "on_stats"]
 
 
 async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
-    """Name the connection's player: a new one, or the one a token stands for."""
+    """Name the connection's player: a new one, or the one a token stands for.
+
+    A player is kept ``guest_retention`` after their last hello: a new one's keys get that
+    expiry, a returning one's are renewed here, once a connection (hello is its first
+    message only), and again when their last connection closes (``Presence.leave``).
+    """
+    retention = int(node.config.guest_retention * 1000)
     if message.token:
         found = await node.store.player_by_token(message.token)
         if found is None:
@@ -27,8 +33,9 @@ async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
         token = message.token
         if name != message.name:
             await node.store.rename_player(player, message.name)
+        await node.store.keep_player(player, retention, list(VARIANTS))
     else:
-        player, token = await node.store.create_player(message.name, now_ms())
+        player, token = await node.store.create_player(message.name, now_ms(), retention)
     session.player, session.name = player, message.name
     await node.presence.arrive(session, player)
     places = await node.store.player_places(player)

@@ -9,6 +9,7 @@ from typing import Any
 
 from .base import StoreBase
 from .keys import FORGOTTEN_NAME, NODES_KEY, game_key, player_channel, token_key
+from .ratings import rating_key
 from .replies import as_text_or_none, text_list, text_map, text_or_none_list, text_set
 
 __all__ = ["PlayerStore"]
@@ -19,8 +20,9 @@ class PlayerStore(StoreBase):
 
     # -- players ------------------------------------------------------------------------
 
-    async def create_player(self, name: str, now_ms: int) -> tuple[str, str]:
-        """Create an anonymous player; return its id and secret token."""
+    async def create_player(self, name: str, now_ms: int, ttl_ms: int) -> tuple[str, str]:
+        """Create an anonymous player kept ``ttl_ms`` unless they come back; return its id
+        and secret token."""
         player_id = "p" + secrets.token_hex(8)
         token = secrets.token_urlsafe(24)
         # Two keys of two cluster slots: no transaction, but the player is written first,
@@ -29,9 +31,47 @@ class PlayerStore(StoreBase):
             pipe.hset(
                 f"player:{player_id}", mapping={"name": name, "created": now_ms, "token": token_key(token)}
             )
-            pipe.set(token_key(token), player_id)
+            pipe.pexpire(f"player:{player_id}", ttl_ms)
+            pipe.set(token_key(token), player_id, px=ttl_ms)
             await pipe.execute()
         return player_id, token
+
+    async def keep_player(self, player_id: str, ttl_ms: int, variants: Sequence[str]) -> None:
+        """Keep everything of a player for ``ttl_ms`` more: their identity and token,
+        statistics, saved games (their games' keys too), results, leaderboard index and
+        ratings (a key they do not have is skipped)."""
+        player = f"player:{player_id}"
+        async with self.redis.pipeline(transaction=False) as pipe:  # keys of many slots
+            pipe.hget(player, "token")
+            pipe.zrange(f"saved:{player_id}", 0, -1)
+            token, saved = await pipe.execute()
+        keys = [player, *self._player_keys(player_id, variants)]
+        if token:
+            keys.append(str(token))
+        for game_id in text_list(saved):
+            keys += [game_key(game_id, part) for part in ("meta", "log", f"p:{player_id}", f"m:{player_id}")]
+        await self._pexpire_each(keys, ttl_ms)
+
+    @staticmethod
+    def _player_keys(player_id: str, variants: Sequence[str]) -> list[str]:
+        """Return the names of a player's own keys besides ``player:ID`` and its token."""
+        keys = [f"stats:{player_id}:{variant}" for variant in variants]
+        keys += [f"saved:{player_id}", f"results:{player_id}", f"boards:{player_id}"]
+        keys += [rating_key(player_id, part) for part in ("", "games", "delta")]
+        return keys
+
+    async def _expire_with_player(self, player_id: str, keys: Sequence[str]) -> None:
+        """Give keys just written for a player the expiry their ``player:ID`` has (none if it
+        has none), so that they go with it."""
+        ttl_ms = int(await self.redis.pttl(f"player:{player_id}"))
+        if ttl_ms > 0:
+            await self._pexpire_each(keys, ttl_ms)
+
+    async def _pexpire_each(self, keys: Sequence[str], ttl_ms: int) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:  # keys of many slots
+            for key in keys:
+                pipe.pexpire(key, ttl_ms)
+            await pipe.execute()
 
     async def player_by_token(self, token: str) -> tuple[str, str] | None:
         """Return the id and name of the player holding ``token``, or ``None``."""
@@ -115,6 +155,7 @@ class PlayerStore(StoreBase):
     async def count_start(self, player_id: str, variant: str) -> None:
         """Count a game started by a player in a variant."""
         await self.redis.hincrby(f"stats:{player_id}:{variant}", "started", 1)
+        await self._expire_with_player(player_id, [f"stats:{player_id}:{variant}"])
 
     async def count_finish(
         self, player_id: str, variant: str, *, won: bool, score: int, elapsed: int, daily: bool
@@ -122,6 +163,7 @@ class PlayerStore(StoreBase):
         """Record a finished game in the player's statistics of that variant."""
         key = f"stats:{player_id}:{variant}"
         await self._stats_update(keys=[key], args=[int(won), score, elapsed, int(daily)])
+        await self._expire_with_player(player_id, [key])
 
     async def stats(self, player_id: str, variants: Sequence[str]) -> dict[str, dict[str, str]]:
         """Return the raw statistics of a player for each variant that has any."""
@@ -137,6 +179,7 @@ class PlayerStore(StoreBase):
             pipe.lpush(f"results:{player_id}", game_id)
             pipe.ltrim(f"results:{player_id}", 0, 999)
             await pipe.execute()
+        await self._expire_with_player(player_id, [f"results:{player_id}"])
 
     async def recent_results(self, player_id: str, count: int) -> list[dict[str, str]]:
         """Return the kept records (variant, mode, start, options, roster, standings, daily) of
@@ -161,8 +204,12 @@ class PlayerStore(StoreBase):
     # -- saved solo games -------------------------------------------------------------
 
     async def save_game(self, player_id: str, game_id: str, start_ms: int) -> None:
-        """List a solo game in progress among the player's saved games."""
+        """List a solo game in progress among the player's saved games (kept, with the
+        game, as long as the player; see :meth:`keep_player`)."""
         await self.redis.zadd(f"saved:{player_id}", {game_id: start_ms})
+        parts = ("meta", "log", f"p:{player_id}", f"m:{player_id}")
+        keys = [f"saved:{player_id}", *(game_key(game_id, part) for part in parts)]
+        await self._expire_with_player(player_id, keys)
 
     async def unsave_game(self, player_id: str, game_id: str) -> None:
         """Take a game off the player's saved games."""
