@@ -14,6 +14,7 @@ import json
 import logging
 import time
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
 from protocol.rating import (
@@ -85,12 +86,20 @@ class RatingService(Service):
         record = (await self.store.ratings([player_id], variant))[player_id]
         return record.rating if record else DEFAULT_RATING
 
-    async def rate(self, game: RatedGame, standings: Sequence[dict[str, Any]]) -> list[RatingDelta]:
+    async def rate(
+        self, game: RatedGame, standings: Sequence[dict[str, Any]], forgotten: AbstractSet[str] = frozenset()
+    ) -> list[RatingDelta]:
         """Rate a finished race, store every racer's new rating once, and tell the racers.
 
         Safe to call again for the same race (after an outage, say): a racer whose change
         is stored already keeps it. A racer all of whose pairs are over the day's limit
         keeps their rating (a change of 0). Returns the changes.
+
+        A ``forgotten`` racer (who asked to be forgotten during the race) still counts for
+        the others, who are rated from their place as usual (against the rating they had,
+        or a newcomer's once it is erased), but nothing is stored of them: no rating, no
+        change, no board place, no count of their pairs, and no notice names them
+        (decision 15).
         """
         now = int(time.time() * 1000)
         placings = [
@@ -99,7 +108,8 @@ class RatingService(Service):
         players = [p.player for p in placings]
         names = {row["player"]: row["name"] for row in standings}
         day = time.strftime("%Y-%m-%d", time.gmtime(now / 1000))
-        pairs = [pair_key(a, b) for a, b in itertools.combinations(players, 2)]
+        kept = [pid for pid in players if pid not in forgotten]
+        pairs = [pair_key(a, b) for a, b in itertools.combinations(kept, 2)]
         counts = await self.store.count_rated_pairs(day, pairs, PAIR_COUNT_TTL_MS)
         unrated = {pair for pair, count in counts.items() if count > self.pair_limit}
         records = await self.store.ratings(players, game.variant)
@@ -108,7 +118,7 @@ class RatingService(Service):
         games_of = pairwise_results(placings, unrated)
         # Every racer's new rating, stored in one go; a racer whose rating another race
         # changed meanwhile is rated again from it, alone.
-        rated = [pid for pid in players if games_of[pid]]
+        rated = [pid for pid in kept if games_of[pid]]
         updates = [_update(game.variant, pid, names[pid], records[pid], after[pid], now) for pid in rated]
         outcomes = await self.store.apply_ratings(game.variant, game.game_id, [u[:4] for u in updates])
         stored: dict[str, RatingDelta] = {}
@@ -125,7 +135,7 @@ class RatingService(Service):
                 stored[pid] = update[4]
         changes = [
             stored[pid] if pid in stored else _delta(pid, names[pid], before[pid], before[pid])
-            for pid in players
+            for pid in kept
             if pid in stored or not games_of[pid]
         ]
         notice = {
@@ -134,7 +144,7 @@ class RatingService(Service):
             "variant": game.variant,
             "changes": [c.to_dict() for c in changes],
         }
-        await self.store.notify_each(players, notice)
+        await self.store.notify_each(kept, notice)
         return changes
 
     async def _store_again(
@@ -164,11 +174,13 @@ class RatingService(Service):
         data.pop("variant", None)
         return RatingDelta.from_dict(data)
 
-    async def rate_when_reachable(self, game: RatedGame, standings: Sequence[dict[str, Any]]) -> None:
+    async def rate_when_reachable(
+        self, game: RatedGame, standings: Sequence[dict[str, Any]], forgotten: AbstractSet[str] = frozenset()
+    ) -> None:
         """Rate a race, trying again while Redis cannot be reached (for up to an hour)."""
         for _attempt in range(7200):
             try:
-                await self.rate(game, standings)
+                await self.rate(game, standings, forgotten)
                 return
             except UNREACHABLE:
                 await self.store.health.wait_to_retry()

@@ -273,6 +273,10 @@ class RaceService:
             self.end_when_all_done(game)
         elif event["type"] == "race_ended":
             game.ended = True
+            # The names as the standings have them: a racer forgotten during the race is
+            # the neutral name there, and so in this node's replays too (decision 15).
+            names = {row["player"]: row["name"] for row in event.get("standings", ())}
+            game.roster = [(pid, names.get(pid, name)) for pid, name in game.roster]
 
     def end_when_all_done(self, game: LiveGame) -> None:
         """End the race once every racer is done, however this node learnt the last of it (its

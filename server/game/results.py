@@ -29,11 +29,19 @@ class Results(Service):
     async def race_done(
         self, game: LiveGame, standings: list[dict[str, Any]], finished: dict[str, int]
     ) -> None:
-        """Record a finished game: statistics, saved games, the daily leaderboard, ratings."""
+        """Record a finished game: statistics, saved games, the daily leaderboard, ratings.
+
+        Nothing is written of a racer who asked to be forgotten during the game (their seat
+        is marked so): no statistics, result, analysis, daily attempt or board entry, and
+        no rating; the others' ratings count the race as usual (decision 15).
+        """
+        forgotten = await self._forgotten(game, standings)
         if game.options.rated and game.mode == "race" and len(standings) >= 2:
-            self.tasks.spawn(self.ratings.rate_when_reachable(game, standings))
+            self.tasks.spawn(self.ratings.rate_when_reachable(game, standings, forgotten))
         for row in standings:
             player = row["player"]
+            if player in forgotten:
+                continue
             won = row["status"] == "finished"
             if game.mode != "practice":
                 await self.store.count_finish(
@@ -66,6 +74,15 @@ class Results(Service):
                     }
                 )
                 await self.store.submit_score(game.daily, game.variant, player, key, entry, keep)
+
+    async def _forgotten(self, game: LiveGame, standings: list[dict[str, Any]]) -> frozenset[str]:
+        """Return the racers whose seat in the game is marked forgotten (or is gone)."""
+        seats = [await self.store.racer(game.game_id, row["player"]) for row in standings]
+        return frozenset(
+            row["player"]
+            for row, seat in zip(standings, seats, strict=True)
+            if seat is None or seat.fields.get("forgotten")
+        )
 
     async def _analyze(self, game: LiveGame, player: str) -> None:
         """Compute, store and push one racer's post-game analysis."""

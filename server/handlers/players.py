@@ -7,10 +7,12 @@ from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.flow import CLOSE_NORMAL
 
-from ..game.live import now_ms
+from ..game.live import LiveGame, now_ms
 from ..node import Node
 from ..profile import variant_stats
+from ..rooms import leave_room, publish_room
 from ..session import Session
+from ..store.keys import FORGOTTEN_NAME
 
 __all__ = ["on_forget_me", "on_hello", "on_ping", "on_stats"]
 
@@ -64,17 +66,54 @@ async def on_stats(node: Node, session: Session, message: m.Stats) -> None:
 
 
 async def on_forget_me(node: Node, session: Session, message: m.ForgetMe) -> None:
-    """Remove everything kept of the player, then close all their connections."""
+    """Remove everything kept of the player, then close all their connections.
+
+    In a game in progress (a race, a daily attempt) the player's seat is first marked
+    forgotten under the neutral name, then they resign, then everything else goes: what
+    the game's end writes later shows the neutral name and leaves nothing of them
+    (decision 15). Saved solo games are deleted whole.
+    """
     assert session.player is not None
     player = session.player
+    saved = set(await node.store.saved_games(player))
     places = await node.store.player_places(player)
-    if "game" in places and places["game"] not in await node.store.saved_games(player):
-        await node.race.mark_left(places["game"], player)  # rivals see them leave
+    followed = {game for peer in node.presence.by_player.get(player, ()) for game in peer.games}
+    followed |= {places["game"]} if "game" in places else set()
+    racing: list[LiveGame] = []
+    for game_id in sorted(followed - saved):
+        game = await node.race.load(game_id)
+        if game is not None and not game.ended and player in game.status:
+            racing.append(game)
     await node.store.leave_queues(session.queued or "scorpion", player, now_ms(), 0)
-    removed = await node.store.forget_player(player, list(VARIANTS))
+    for peer in list(node.presence.by_player.get(player, ())):
+        await leave_room(node.store, peer)  # the members who stay see them leave
+    if "room" in places and await node.store.leave_room(places["room"], player) == "ok":
+        await publish_room(node.store, places["room"])  # a room joined on another node
+    await node.store.forget_seats(player, [game.game_id for game in racing])
+    for game in racing:
+        game.roster = [(pid, FORGOTTEN_NAME if pid == player else name) for pid, name in game.roster]
+        await _resign(node, game, player)  # rivals see them resign; the race goes on or ends
+    days = [(game.daily, game.variant) for game in racing if game.daily]
+    removed = {"daily_attempts": await node.store.forget_daily_attempts(player, days)}
+    removed.update(await node.store.forget_player(player, list(VARIANTS)))
     removed["ratings"] = await node.store.forget_ratings(player, list(VARIANTS))
     session.send(m.Forgotten(removed=removed, ref=message.ref))
     for peer in list(node.presence.by_player.get(player, ())):
         peer.forgotten = True
         peer.closing = True
         node.spawn(peer.close_after_flush(CLOSE_NORMAL, "forgotten"))
+
+
+async def _resign(node: Node, game: LiveGame, player: str) -> None:
+    """Resign a racer still playing, as their own resign would; marked as left if their
+    board keeps changing under the request."""
+    for _attempt in range(3):
+        if game.ended or game.status.get(player) != "playing":
+            return
+        try:
+            await node.race.act(player, m.Resign(game=game.game_id, v=game.changed[player]))
+            return
+        except ProtocolError as exc:
+            if exc.code != ErrorCode.STALE_VERSION:
+                break
+    await node.race.mark_left(game.game_id, player)

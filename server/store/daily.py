@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from .base import StoreBase
 from .keys import board_channel, board_key
-from .replies import as_int, as_int_or_none, as_text, as_text_or_none, text_list, text_map, text_or_none_list
+from .replies import (
+    as_int,
+    as_int_or_none,
+    as_text,
+    as_text_or_none,
+    text_list,
+    text_map,
+    text_or_none_list,
+    text_set,
+)
 
 __all__ = ["DailyStore"]
+
+
+def board_day(board: str) -> tuple[str, str] | None:
+    """Return the date and variant of a daily board's key (``lb:{DATE:VARIANT}``)."""
+    if not (board.startswith("lb:{") and board.endswith("}")):
+        return None
+    date, _, variant = board[4:-1].partition(":")
+    return (date, variant) if variant else None
 
 
 class DailyStore(StoreBase):
@@ -68,6 +85,20 @@ class DailyStore(StoreBase):
             pipe.sadd(key, player_id)
             pipe.pexpire(key, keep_ms)
             await pipe.execute()
+
+    async def forget_daily_attempts(self, player_id: str, days: Iterable[tuple[str, str]] = ()) -> int:
+        """Take a forgotten player off the ranked attempts of ``days`` (date, variant) and of
+        every day whose board they are on; return how many attempts were listed.
+
+        Called before the player's index of boards goes (:meth:`forget_player`)."""
+        boards = text_set(await self.redis.smembers(f"boards:{player_id}"))
+        found = set(days) | {day for day in map(board_day, boards) if day is not None}
+        async with self.redis.pipeline(transaction=False) as pipe:  # days of many slots
+            for date, variant in sorted(found):
+                pipe.hdel(f"daily:{date}:{variant}:attempts", player_id)
+                pipe.srem(f"daily:{date}:{variant}:done", player_id)
+            replies = await pipe.execute()
+        return sum(int(n) for n in replies[::2])
 
     # -- leaderboards -----------------------------------------------------------------
 

@@ -221,6 +221,17 @@ class PlayerStore(StoreBase):
 
     # -- forget me --------------------------------------------------------------------
 
+    async def forget_seats(self, player_id: str, game_ids: Sequence[str]) -> None:
+        """Mark the player's seat in games they race in as forgotten, under the neutral name.
+
+        Done before they resign from them: whatever the race's end writes from then on
+        (standings, replay) shows the neutral name, and what a finished game leaves behind
+        (statistics, results, the daily board, ratings) is left out for a forgotten seat
+        (decision 15). The mark lives in the game's own record and goes with it.
+        """
+        for game_id in game_ids:
+            await self._scrub_name(game_id, player_id)
+
     async def forget_player(self, player_id: str, variants: Sequence[str]) -> dict[str, int | bool]:
         """Delete a player's identity, saved games, statistics and leaderboard entries.
 
@@ -268,6 +279,8 @@ class PlayerStore(StoreBase):
             return sum(int(n) for n in await pipe.execute())
 
     async def _scrub_name(self, game_id: str, player_id: str) -> int:
+        """Put the neutral name in place of the player's in a game's roster, their seat (marked
+        ``forgotten``), its standings and its closing event; return 1 if the game is kept."""
         meta_key = game_key(game_id, "meta")
         roster_text = as_text_or_none(await self.redis.hget(meta_key, "roster"))
         if roster_text is None:
