@@ -290,7 +290,8 @@ class PlayerStore(StoreBase):
             if racer["id"] == player_id:
                 racer["name"] = FORGOTTEN_NAME
         await self.redis.hset(meta_key, "roster", json.dumps(roster))
-        await self.redis.hset(game_key(game_id, f"p:{player_id}"), "name", FORGOTTEN_NAME)
+        seat: dict[Any, Any] = {"name": FORGOTTEN_NAME, "forgotten": "1"}
+        await self.redis.hset(game_key(game_id, f"p:{player_id}"), mapping=seat)
         standings_text = as_text_or_none(await self.redis.hget(meta_key, "standings"))
         if standings_text:
             standings = json.loads(standings_text)
