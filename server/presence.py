@@ -15,7 +15,6 @@ import logging
 from typing import Any
 
 from protocol.game import VARIANTS
-from protocol.wire.flow import State
 from protocol.wire.message import (
     Analysis,
     Countdown,
@@ -31,7 +30,7 @@ from .game.feed import GameFeed
 from .game.live import now_ms
 from .game.race import RaceService
 from .matchmaking import REQUEUE_MEMORY_MS
-from .rooms import leave_room
+from .rooms import leave_rooms
 from .runtime.service import Plumbing, Service
 from .session import Session
 from .store import UNREACHABLE, player_channel, player_of_channel
@@ -85,9 +84,9 @@ class Presence(Service):
         with contextlib.suppress(Exception):
             if session.queued:
                 await self.store.leave_queues(session.queued, player, now_ms(), REQUEUE_MEMORY_MS)
-            if session.room and session.flow.state is State.IN_ROOM and remaining == 0:
-                await leave_room(self.store, session)
             if remaining == 0:
+                if await self.store.player_rooms(player):
+                    self.tasks.spawn(self.room_grace(player))
                 places = await self.store.player_places(player)
                 if "game" in places:
                     self.tasks.spawn(self.grace(player, places["game"]))
@@ -167,6 +166,19 @@ class Presence(Service):
                 if game is not None and game.saved:
                     return  # a saved solo game waits for its player
                 await self.race.mark_left(game_id, player)
+                return
+            except UNREACHABLE:
+                await self.store.health.wait_to_retry()
+
+    async def room_grace(self, player: str) -> None:
+        """Wait the grace period; a player still away then leaves every room they host or
+        sit in, whichever of their connections entered it (no room is left to a host who
+        can never start it)."""
+        await asyncio.sleep(self.config.grace_period)
+        while True:
+            try:
+                if await self.store.presence(player, 0) == 0:
+                    await leave_rooms(self.store, player)
                 return
             except UNREACHABLE:
                 await self.store.health.wait_to_retry()

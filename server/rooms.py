@@ -10,7 +10,7 @@ from protocol.wire.message import Options, RoomPlayer, RoomState
 from .session import Session
 from .store import Store
 
-__all__ = ["leave_room", "publish_room", "room_state"]
+__all__ = ["leave_room", "leave_rooms", "publish_room", "room_state"]
 
 
 async def publish_room(store: Store, code: str, ref_to: tuple[Session, Any] | None = None) -> None:
@@ -54,3 +54,19 @@ async def leave_room(store: Store, session: Session) -> None:
     await store.set_player_place(session.player, room="")
     if result == "ok":
         await publish_room(store, code)
+
+
+async def leave_rooms(store: Store, player: str) -> None:
+    """Take a player who is gone out of every open room they host or sit in, whichever
+    connection entered it: a room they host passes to the longest-present member, or closes
+    if none is left; the members who stay are told."""
+    codes = await store.player_rooms(player)
+    for code in codes:
+        room = await store.room(code)
+        if room is None or room["state"] != "open":
+            await store.forget_player_room(player, code)  # closed, expired, or its race began
+            continue
+        if await store.leave_room(code, player) == "ok":
+            await publish_room(store, code)
+    if codes and (await store.player_places(player)).get("room") in codes:
+        await store.set_player_place(player, room="")

@@ -14,6 +14,14 @@ from .replies import as_text_or_none, text_list, text_map, text_or_none_list, te
 __all__ = ["RoomStore"]
 
 
+ROOM_MARK = "in:"
+"""Prefix of the fields of ``player:ID`` that name the rooms the player hosts or sits in."""
+
+_MARK_IF_PLAYER = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSET', KEYS[1], ARGV[1], 1)
+"""
+
 _ROOM_REASONS = {
     "no_such_room": "no room has that code",
     "room_started": "that room's race has already started",
@@ -25,6 +33,8 @@ _ROOM_REASONS = {
 
 class RoomStore(StoreBase):
     """Rooms, rematch rooms and the quick match queue."""
+
+    _mark_script: Any = None
 
     # -- rooms --------------------------------------------------------------------------
 
@@ -41,6 +51,7 @@ class RoomStore(StoreBase):
                 for key in (room_key(code), room_key(code, "members")):
                     pipe.pexpire(key, ttl_ms)
                 await pipe.execute()
+            await self._mark_room(host, code, True)
             return code
         raise StoreError("internal", "could not allocate a room code")
 
@@ -73,12 +84,34 @@ class RoomStore(StoreBase):
         result = await self._join_room(keys=keys, args=[player_id, ttl_ms])
         if result != "ok":
             raise StoreError(result, _ROOM_REASONS.get(result, result))
+        await self._mark_room(player_id, code, True)
 
     async def leave_room(self, code: str, player_id: str) -> str:
         """Remove a player from a room; return ``ok``, ``closed`` (now empty) or why not."""
         keys = [room_key(code), room_key(code, "members"), room_key(code, "ready")]
         result: str = await self._leave_room(keys=keys, args=[player_id])
+        await self._mark_room(player_id, code, False)
         return result
+
+    async def player_rooms(self, player_id: str) -> list[str]:
+        """Return the codes of the rooms the player hosts or sits in (some may have closed,
+        started or expired since)."""
+        fields = text_list(await self.redis.hkeys(f"player:{player_id}"))
+        return sorted(field[len(ROOM_MARK) :] for field in fields if field.startswith(ROOM_MARK))
+
+    async def forget_player_room(self, player_id: str, code: str) -> None:
+        """Drop a room from the player's rooms (one that closed, started or expired)."""
+        await self._mark_room(player_id, code, False)
+
+    async def _mark_room(self, player_id: str, code: str, member: bool) -> None:
+        # The player's rooms are fields of their own hash, which they expire with (a room
+        # and its member are two cluster slots: written one after the other).
+        if member:  # never a player:ID of a forgotten or expired player, without its expiry
+            if self._mark_script is None:
+                self._mark_script = self._script(_MARK_IF_PLAYER)
+            await self._mark_script(keys=[f"player:{player_id}"], args=[ROOM_MARK + code])
+        else:
+            await self.redis.hdel(f"player:{player_id}", ROOM_MARK + code)
 
     async def set_ready(self, code: str, player_id: str, ready: bool) -> None:
         """Mark a room member ready or not."""

@@ -1,0 +1,62 @@
+"""No ghost rooms: a player gone past the grace period leaves every room they host or sit
+in, whichever connection entered it (issue "Accounts, sessions and abuse limits")."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from .conftest import Client
+
+pytestmark = pytest.mark.asyncio
+
+GRACE = 1.0
+
+
+async def test_rooms_of_two_closed_connections_close_after_the_grace_period(
+    local_node: Any, open_client: Any
+) -> None:
+    node = await local_node(grace_period=GRACE)
+    first: Client = await open_client(node, "Ann")
+    second: Client = await open_client(node, "Ann", token=first.token)
+    rooms = [
+        (await c.request({"type": "room_create", "variant": "scorpion"}))["room"] for c in (first, second)
+    ]
+    await first.close()
+    await second.close()
+    await asyncio.sleep(GRACE + 1.0)
+    bob: Client = await open_client(node, "Bob")
+    for code in rooms:
+        answer = await bob.request_unchecked({"type": "room_join", "room": code})
+        assert answer["type"] == "error" and answer["code"] == "no_such_room", answer
+
+
+async def test_a_member_gone_past_the_grace_period_leaves_the_room(local_node: Any, open_client: Any) -> None:
+    node = await local_node(grace_period=GRACE)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    room = await ann.request({"type": "room_create", "variant": "scorpion"})
+    await bob.request({"type": "room_join", "room": room["room"]})
+    await bob.close()
+    state = await ann.seen(
+        "room", timeout=GRACE + 5, players=[{"player": ann.player, "name": "Ann", "ready": True}]
+    )
+    assert state["host"] == ann.player
+
+
+async def test_a_host_back_within_the_grace_period_keeps_their_room(
+    local_node: Any, open_client: Any
+) -> None:
+    node = await local_node(grace_period=GRACE)
+    ann: Client = await open_client(node, "Ann")
+    room = await ann.request({"type": "room_create", "variant": "scorpion"})
+    await ann.close()
+    back: Client = await open_client(node, "Ann", token=ann.token)
+    await asyncio.sleep(GRACE + 1.0)
+    again = await back.request({"type": "room_join", "room": room["room"]})
+    assert again["type"] == "room" and again["host"] == ann.player
+    bob: Client = await open_client(node, "Bob")
+    joined = await bob.request({"type": "room_join", "room": room["room"]})
+    assert joined["type"] == "room" and joined["host"] == ann.player
