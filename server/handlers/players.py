@@ -94,9 +94,10 @@ async def on_forget_me(node: Node, session: Session, message: m.ForgetMe) -> Non
         game.roster = [(pid, FORGOTTEN_NAME if pid == player else name) for pid, name in game.roster]
         await _resign(node, game, player)  # rivals see them resign; the race goes on or ends
     days = [(game.daily, game.variant) for game in racing if game.daily]
-    removed = {"daily_attempts": await node.store.forget_daily_attempts(player, days)}
-    removed.update(await node.store.forget_player(player, list(VARIANTS)))
+    daily_attempts = await node.store.forget_daily_attempts(player, days)
+    removed = await node.store.forget_player(player, list(VARIANTS))
     removed["ratings"] = await node.store.forget_ratings(player, list(VARIANTS))
+    removed["daily_attempts"] = daily_attempts
     session.send(m.Forgotten(removed=removed, ref=message.ref))
     for peer in list(node.presence.by_player.get(player, ())):
         peer.forgotten = True

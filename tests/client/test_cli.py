@@ -228,6 +228,7 @@ async def test_leaderboard_stats_daily_replay_and_forget_me_print_the_servers_an
         "  leaderboard entries      1",
         "  names in finished games  2",
         "  ratings                  0",
+        "  daily attempts           1",
         "the stored token is deleted: the next session starts a new identity",
     ]
     assert TokenStore().load(url) is None

@@ -56,9 +56,10 @@ async def test_the_terminal_client_offers_no_undo_and_no_hint_in_a_rated_race(
     app = ScorpionApp(ann)
     async with app.run_test(size=(100, 24)) as pilot:
         await until(lambda: ann.race is not None)
-        await pilot.pause(0.1)
         race = ann.race
         assert race is not None and race.options.rated and not (race.options.undo or race.options.hints)
+        # The key legend is the screen's last line once the race screen is laid out.
+        await until(lambda: "pick" in app.screen_text().splitlines()[-1])
         screen = app.screen_text()
         keys = screen.splitlines()[-1]
         assert "rated" in screen.splitlines()[0] and "pick" in keys and "deal" in keys, screen

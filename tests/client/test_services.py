@@ -195,6 +195,7 @@ async def test_forget_me_returns_what_was_removed_and_the_session_ends(
         "leaderboard_entries": 1,
         "names_in_finished_games": 1,
         "ratings": 0,
+        "daily_attempts": 1,
     }
     assert TokenStore().load(node.url) is None and ann.token is None
     await until(lambda: ann.closed is not None)
