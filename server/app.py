@@ -254,7 +254,7 @@ class ScorpionServer:
                     f"{session.fmt} uses {'binary' if expected is bytes else 'text'} frames",
                 )
             message = decode(frame, session.fmt, limit=self.config.max_frame)
-            session.flow.check(message)
+            session.flow.check(message, session.place())
             if not self.store_health.up and not isinstance(message, Ping):
                 raise self._store_unavailable()
             await self.dispatch(session, message)

@@ -68,6 +68,7 @@ class ScorpionApp(ScreenApp):
         super().__init__(client, start)
         self.resign_window = 3.0
         self._resign_armed_until = 0.0
+        self.quit_asked = False  # q was pressed once in a game of the player's: q again, R or Esc
 
     # -- the cursor -----------------------------------------------------------------------
 
@@ -188,6 +189,9 @@ class ScorpionApp(ScreenApp):
         self.redraw()
 
     def action_cancel(self) -> None:
+        if self.quit_asked:
+            self.quit_asked = False
+            self.say("")
         self.picked = None
         self.hinted = None
         self._close_profile()
@@ -203,7 +207,19 @@ class ScorpionApp(ScreenApp):
         self._play(move_from_text("deal"))
 
     def action_resign(self) -> None:
-        """Resign on a second ``R`` within ``resign_window`` seconds: it cannot be undone."""
+        """Resign on a second ``R`` within ``resign_window`` seconds: it cannot be undone.
+
+        Asked whether to leave (``q`` once), one ``R`` resigns and leaves.
+        """
+        if self.quit_asked:
+            self.quit_asked = False
+
+            async def resign_and_leave() -> None:
+                await self.client.resign()
+                self._quit()
+
+            self._run(resign_and_leave)
+            return
         now = time.monotonic()
         if now > self._resign_armed_until:
             self._resign_armed_until = now + self.resign_window
@@ -395,7 +411,25 @@ class ScorpionApp(ScreenApp):
         self.query_one("#command", Input).focus()
 
     async def action_quit(self) -> None:
-        self._quit()
+        self._ask_quit()
+
+    def _ask_quit(self) -> None:
+        """Quit, asking first while a game of the player's goes on: leaving it does not end it.
+
+        A solo game left stays saved (``scorpion play --resume``); a race goes on without the
+        player, who is out of it once the server's grace period is over, and until then
+        cannot open a room or join a queue. ``q`` again leaves, ``R`` resigns and leaves,
+        Esc stays.
+        """
+        race = self.race
+        if self.quit_asked or self.quitting or race is None or race.spectating or not race.playing:
+            self._quit()
+            return
+        self.quit_asked = True
+        if race.mode == "solo":
+            self.say(f"leave game {race.game}? q: leave it saved · R: resign · Esc: stay")
+        else:
+            self.say(f"leave game {race.game}? q: leave (it goes on) · R: resign · Esc: stay")
 
     def _quit(self) -> None:
         """Close the app; keys already typed after this start no request."""
@@ -421,7 +455,7 @@ class ScorpionApp(ScreenApp):
         if not text:
             return
         if word in ("quit", "q"):
-            self._quit()
+            self._ask_quit()
             return
         if word in ("undo", "hint") and self.race is not None and not self.check_action(word, ()):
             self.say(f"this race does not allow {'undo' if word == 'undo' else 'hints'}")

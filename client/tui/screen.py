@@ -78,8 +78,12 @@ PROFILE_NOTE = "your profile: P or Esc to go back"
 """The message line while the player's profile is on screen."""
 
 
-def server_error_text(exc: ServerError) -> str:
-    """Return the message line for a request the server refused."""
+def server_error_text(exc: ServerError, mode: str | None = None) -> str:
+    """Return the message line for a request the server refused (a game or room in the way
+    said in words; ``mode`` is that game's when known)."""
+    words = exc.in_the_way(mode)
+    if words is not None:
+        return words
     if exc.retryable:
         return f"server busy, gave up retrying: {exc.message}; try again in a moment"
     return f"server: {exc.message}" if exc.message else f"server: {exc.code}"
@@ -214,7 +218,7 @@ class ScreenApp(App[int]):
             except IllegalLocally as exc:
                 self.say(f"illegal: {exc}")
             except ServerError as exc:
-                self.say(server_error_text(exc))
+                self.say(server_error_text(exc, self.race.mode if self.race is not None else None))
             except (ClientError, TimeoutError) as exc:
                 self.say(f"error: {exc}")
             self.redraw()

@@ -263,6 +263,7 @@ async def test_keys_pressed_while_quitting_start_nothing_and_leave_no_coroutine_
             v = ann.race.v  # type: ignore[union-attr]
             # The keys typed just after q arrive before the app has closed (a terminal
             # delivers them in one read): each asks for a request while it shuts down.
+            await app.action_quit()  # asks whether to leave the game: q again leaves
             await app.action_quit()
             app.action_undo()
             app.action_resign()

@@ -94,7 +94,8 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         try:
             return await session(client)
         except ServerError as exc:
-            print(f"scorpion {args.command}: {server_error_text(exc)}", file=sys.stderr)
+            mode = client.race.mode if client.race is not None else None
+            print(f"scorpion {args.command}: {server_error_text(exc, mode)}", file=sys.stderr)
             return 1
         except ProtocolError as exc:
             print(f"scorpion {args.command}: {refusal_text(exc)}", file=sys.stderr)
@@ -108,8 +109,15 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         return 130
 
 
-def server_error_text(exc: ServerError) -> str:
-    """Say why the server refused a request; a busy server's refusal says it was retried."""
+def server_error_text(exc: ServerError, mode: str | None = None) -> str:
+    """Say why the server refused a request; a busy server's refusal says it was retried.
+
+    A request the connection's state refused says in words which game or room is in the
+    way and how to leave it (``mode``: that game's, when the client resumed it).
+    """
+    words = exc.in_the_way(mode)
+    if words is not None:
+        return words
     text = f"{exc.code}: {exc.message}"
     if exc.retryable:
         return f"{text} (the server stayed busy while the request was retried; try again later)"

@@ -1,0 +1,105 @@
+"""A new player's first minutes in the terminal: leaving a game, refusals in words, game ids,
+silent keys, the countdown and live progress (issue 50, terminal client)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from client.api import ScorpionClient
+from client.commands.support.session import server_error_text
+from client.errors import ServerError
+from client.tui import ScorpionApp
+from protocol.wire.message import Options
+
+from .conftest import ClientFactory, NodeFactory, racing
+
+pytestmark = pytest.mark.asyncio
+
+DEAL = 1234567890123
+SIZES = [(80, 24), (120, 40)]
+
+
+async def until(check: Any, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_q_asks_first_and_offers_to_leave_a_solo_game_saved_or_to_resign(
+    local_node: Any, make_client: ClientFactory, size: tuple[int, int]
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    app = ScorpionApp(ann, lambda c: c.solo_new())
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: ann.race is not None)
+        game = ann.race.game  # type: ignore[union-attr]
+        await pilot.press("q")
+        await pilot.pause(0.1)
+        assert not app.quitting, "one q leaves nothing: it asks"
+        message = app.screen_text()
+        assert f"leave game {game}? q: leave it saved · R: resign · Esc: stay" in message, message
+        await pilot.press("escape")
+        await pilot.pause(0.05)
+        assert not app.quitting and app.note == ""
+        await pilot.press("q", "R")
+        await until(lambda: app.quitting)
+        assert ann.race is not None and ann.race.ended is not None, "R after q resigned the game"
+    bob: ScorpionClient = await make_client(node, "Bob", auto_resume=False)
+    app = ScorpionApp(bob, lambda c: c.solo_new())
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: bob.race is not None)
+        await pilot.press("q")
+        await pilot.pause(0.05)
+        await pilot.press("q")
+        await until(lambda: app.quitting)
+        saved = await bob.saved_games()
+        assert [g.game for g in saved.games] == [bob.race.game], "q twice leaves the solo game saved"  # type: ignore[union-attr]
+
+
+async def test_a_race_left_with_q_says_it_goes_on_and_a_refusal_names_it_in_words(
+    start_node: NodeFactory, make_client: ClientFactory
+) -> None:
+    _, (_, bob), game = await racing(start_node, make_client, DEAL, "Ann", "Bob")
+    app = ScorpionApp(bob)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: bob.race is not None)
+        await pilot.press("q")
+        await pilot.pause(0.1)
+        assert f"leave game {game}? q: leave (it goes on) · R: resign · Esc: stay" in app.screen_text()
+        await pilot.press("q")
+        await until(lambda: app.quitting)
+    with pytest.raises(ServerError) as refused:
+        await bob.room_create("scorpion", 2, Options())
+    assert f"(game {game})" in refused.value.message, "the server names the game in the way"
+    words = server_error_text(refused.value, bob.race.mode if bob.race else None)
+    assert words.startswith(f"you cannot open a room now: you are still a racer in game {game}"), words
+    assert "resign it" in words and "allowed:" not in words and "room_create" not in words
+
+
+async def test_a_saved_solo_game_in_the_way_says_how_to_resume_it(
+    local_node: Any, make_client: ClientFactory
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    started = await ann.solo_new()
+    with pytest.raises(ServerError) as refused:
+        await ann.queue_join("scorpion")
+    words = server_error_text(refused.value, "solo")
+    assert words == (
+        f"you cannot join a quick match now: your solo game {started.game} is still open (it is saved): "
+        f"resume it with `scorpion play --resume {started.game}`, then finish it or resign it (R twice)"
+    ), words
+    host: ScorpionClient = await make_client(node, "Host")
+    room = await host.room_create("scorpion", 2, Options())
+    with pytest.raises(ServerError) as in_room:
+        await host.solo_new()
+    assert in_room.value.in_the_way() == (
+        f"you cannot start a solo game now: you are in room {room.room}: "
+        "leave it first (q in the full-screen client)"
+    )
