@@ -70,6 +70,14 @@ class ScorpionApp(ScreenApp):
         self._resign_armed_until = 0.0
         self.quit_asked = False  # q was pressed once in a game of the player's: q again, R or Esc
 
+    async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
+        """Run the app; once it closed, print the ids of the player's games that ended in it
+        and how to replay or analyse them (the screen that showed them is gone)."""
+        result = await super().run_async(*args, **kwargs)
+        if farewell := self.farewell_text():
+            print(farewell)
+        return result
+
     # -- the cursor -----------------------------------------------------------------------
 
     def action_column(self, step: int) -> None:

@@ -121,6 +121,7 @@ class ScreenApp(App[int]):
         self.quitting = False
         self._announced: str | None = None  # the rematch last announced to this spectator
         self.profile: Profile | None = None  # the profile on screen in place of the main area
+        self.finished: list[str] = []  # the player's games that ended on screen, oldest first
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -171,6 +172,9 @@ class ScreenApp(App[int]):
                 self.say(f"nobody came in {event.waited} s: press q and try again later")
             elif isinstance(event, RaceEnded):
                 self.picked = None
+                race = self.race
+                if race is not None and race.game == event.game and not race.spectating:
+                    self.finished += [] if event.game in self.finished else [event.game]
                 if self.race is not None and self.race.spectating and self.race.game == event.game:
                     # Follow the live list under the result: the racers may race again.
                     self._run(lambda: self.client.games_list(subscribe=True))
@@ -278,6 +282,7 @@ class ScreenApp(App[int]):
             summary = (shown.summary or {}) if shown else {}
             out.append(f"watching {shown.name if shown else '?'} ", style="bold")
         out.append(f"{race.variant} ", style="bold")
+        out.append(f"{race.game} " if compact else f"game {race.game}  ", style="cyan")
         if race.options.rated:
             out.append("rated ", style="bold cyan")
         if race.mode == "daily":
@@ -349,11 +354,23 @@ class ScreenApp(App[int]):
                 text.append(render_analysis(race.analysis, self.slipped.get(race.game)))
             elif not race.spectating and race.mode in ("solo", "race"):
                 text.append("analysing the deal…\n", style="dim")
+            if not race.spectating:
+                text.append(f"game {race.game}: ", style="bold cyan")
+                text.append(f"scorpion replay {race.game} · scorpion analyze {race.game}\n", style="cyan")
             if race.mode == "solo":
                 text.append("n: new game · p: replay this deal · q: quit", style="dim")
             elif self._can_rematch():
                 text.append("a: race again (a rematch with the same players) · q: quit", style="dim")
         return text
+
+    def farewell_text(self) -> str:
+        """Return what the terminal says once the app closed: each game of the player's that
+        ended, with the commands that step through it and analyse it."""
+        return "\n".join(
+            f"game {game} is over: `scorpion replay {game}` steps through it, "
+            f"`scorpion analyze {game}` shows the solver's winning line"
+            for game in self.finished
+        )
 
     def current_hint(self) -> Move | None:
         """Return the hinted move while the board is still the one it was given for."""

@@ -103,3 +103,42 @@ async def test_a_saved_solo_game_in_the_way_says_how_to_resume_it(
         f"you cannot start a solo game now: you are in room {room.room}: "
         "leave it first (q in the full-screen client)"
     )
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_game_id_is_on_screen_and_the_end_says_how_to_replay_or_analyse_it(
+    local_node: Any, make_client: ClientFactory, size: tuple[int, int]
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    app = ScorpionApp(ann, lambda c: c.solo_new())
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: ann.race is not None)
+        await pilot.pause(0.1)
+        game = ann.race.game  # type: ignore[union-attr]
+        assert game in app.screen_text().splitlines()[0], "the game id is on the status line"
+        await ann.resign()
+        await until(lambda: ann.race is not None and ann.race.ended is not None)
+        await pilot.pause(0.2)
+        over = app.screen_text()
+        assert f"game {game}: scorpion replay {game} · scorpion analyze {game}" in over, over
+    assert app.farewell_text() == (
+        f"game {game} is over: `scorpion replay {game}` steps through it, "
+        f"`scorpion analyze {game}` shows the solver's winning line"
+    )
+
+
+async def test_the_terminal_is_told_the_ended_games_ids_once_the_app_closed(
+    local_node: Any, make_client: ClientFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    app = ScorpionApp(ann, lambda c: c.solo_new())
+    running = asyncio.create_task(app.run_async(headless=True, size=(80, 24)))
+    await until(lambda: ann.race is not None)
+    await ann.resign()
+    await until(lambda: bool(app.finished))
+    app.exit(0)
+    await running
+    game = ann.race.game  # type: ignore[union-attr]
+    assert f"game {game} is over: `scorpion replay {game}` steps through it" in capsys.readouterr().out
