@@ -39,7 +39,13 @@ GAME_ACTIONS = frozenset({"select", "undo", "hint", "deal", "resign"})
 class ScorpionApp(ScreenApp):
     """Race, play or watch Scorpion in the terminal."""
 
+    ENABLE_COMMAND_PALETTE = False  # its key would take room in the key bar; nothing is in it
+
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Leaving and typing a move come first: a key bar too long for the terminal is cut
+        # on the right, and these two must stay at 80 columns.
+        Binding("q", "quit", "quit"),
+        Binding("colon", "type", "type move"),
         Binding("up", "column(-1)", "column", show=False),
         Binding("down", "column(1)", "column", show=False),
         Binding("left", "card(-1)", "card", show=False),
@@ -50,18 +56,16 @@ class ScorpionApp(ScreenApp):
         Binding("h", "hint", "hint"),
         Binding("d", "deal", "deal"),
         Binding("R", "resign", "resign"),
-        Binding("n", "new_game", "new game"),
+        Binding("n", "new_game", "new"),
         Binding("p", "replay", "replay"),
         Binding("a", "rematch", "race again"),
         Binding("m", "watch_rematch", "watch the rematch"),
-        Binding("w", "winnable", "winnable?"),
+        Binding("w", "winnable", "win?"),
         Binding("P", "profile", "profile"),
-        Binding("colon", "type", "type move"),
         Binding("escape", "cancel", "cancel", show=False),
         Binding("r", "ready", "ready", show=False),
         Binding("s", "start", "start", show=False),
         Binding("tab", "next_racer", "next racer"),
-        Binding("q", "quit", "quit"),
     ]
 
     def __init__(self, client: ScorpionClient, start: Starter | None = None) -> None:

@@ -142,3 +142,26 @@ async def test_the_terminal_is_told_the_ended_games_ids_once_the_app_closed(
     await running
     game = ann.race.game  # type: ignore[union-attr]
     assert f"game {game} is over: `scorpion replay {game}` steps through it" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_key_bar_keeps_quit_and_type_move_and_a_resize_leaves_no_stray_characters(
+    local_node: Any, make_client: ClientFactory, size: tuple[int, int]
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    app = ScorpionApp(ann, lambda c: c.solo_new())
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: ann.race is not None)
+        await pilot.pause(0.2)
+        keys = app.screen_text().splitlines()[-1]
+        assert keys.startswith("q quit : type move "), keys
+        assert keys.rstrip().endswith("R resign n new p replay w win?"), "the whole bar fits"
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.2)
+        await pilot.resize_terminal(*size)
+        await pilot.pause(0.3)
+        lines = app.screen_text().splitlines()
+        assert len(lines) == size[1] and all(len(line.rstrip()) <= size[0] for line in lines)
+        board = [line for line in lines[1:-4] if line.strip()]
+        assert all(line.lstrip()[:2].strip().isdigit() or "reserve" in line for line in board[:8]), lines
