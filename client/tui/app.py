@@ -24,10 +24,10 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
-from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text, move_text
+from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text
 
 from ..api import ScorpionClient
-from .render import has_stock, spot_at
+from .render import has_stock, move_words, spot_at
 from .screen import PROFILE_NOTE, ScreenApp, Starter
 
 __all__ = ["ScorpionApp"]
@@ -150,9 +150,14 @@ class ScorpionApp(ScreenApp):
         self._play(move)
 
     def _play(self, move: Move) -> None:
+        if not self.client.connected:
+            # Sent later, it would land on a board the player no longer looks at: refuse it now.
+            self.say(f"not connected: {move_words(move)} was not sent; play it again once reconnected")
+            return
+
         async def play() -> None:
-            answer = await self.client.move(move)
-            self.say(f"{move_text(move)} accepted (v{answer.v})")
+            await self.client.move(move)
+            self.say(f"{move_words(move)} accepted")
 
         self._run(play)
 
@@ -199,6 +204,28 @@ class ScorpionApp(ScreenApp):
         self.cursor = (column, row)
         self.action_select()
         self.redraw()
+
+    def on_key(self, event: events.Key) -> None:
+        """Say why ``u`` or ``h`` does nothing where the race has undo or hints off (their keys
+        are not in the key bar there, and a key that does nothing says nothing)."""
+        if isinstance(self.focused, Input) or event.key not in ("u", "h"):
+            return
+        race = self.race
+        if race is None or not race.playing:
+            return
+        what = "undo" if event.key == "u" else "hint"
+        if not (race.options.undo if what == "undo" else race.options.hints):
+            self.say(self.off_reason(what))
+
+    def off_reason(self, what: str) -> str:
+        """Say why ``what`` (``undo`` or ``hint``) is off in the race on screen."""
+        race = self.race
+        said = "undo is off" if what == "undo" else "hints are off"
+        if race is not None and race.options.rated:
+            return f"{said} in a rated race: every racer plays without them"
+        if race is not None and race.mode == "daily":
+            return f"{said} in the daily's ranked attempt: every player plays it without them"
+        return f"{said} in this race: its room was opened without them"
 
     def action_cancel(self) -> None:
         if self.quit_asked:
@@ -255,7 +282,7 @@ class ScorpionApp(ScreenApp):
                 return
             best = move_from_json(answer.moves[0])
             self._point_at(answer.game, answer.v, best)
-            self.say("hint: " + ", ".join(move_text(move_from_json(m)) for m in answer.moves[:5]))
+            self.say("hint: " + ", ".join(move_words(move_from_json(m)) for m in answer.moves[:5]))
 
         self._run(hint)
 
@@ -286,7 +313,7 @@ class ScorpionApp(ScreenApp):
             if info.verdict == "winnable" and info.move is not None:
                 move = move_from_json(info.move)
                 self._point_at(info.game, info.v, move)
-                self.say(f"still winnable: yes; a winning move is {move_text(move)}")
+                self.say(f"still winnable: yes; a winning move is {move_words(move)}")
             elif info.verdict == "winnable":
                 self.say("still winnable: yes")
             elif info.verdict == "unwinnable":
@@ -470,7 +497,7 @@ class ScorpionApp(ScreenApp):
             self._ask_quit()
             return
         if word in ("undo", "hint") and self.race is not None and not self.check_action(word, ()):
-            self.say(f"this race does not allow {'undo' if word == 'undo' else 'hints'}")
+            self.say(self.off_reason(word))
             return
         if word in actions:
             actions[word]()

@@ -8,6 +8,7 @@ Scorpion is built down in suit; face-down cards are drawn as backs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,8 +22,10 @@ __all__ = [
     "SUIT_STYLE",
     "SUIT_SYMBOL",
     "card_label",
+    "card_names",
     "card_step",
     "has_stock",
+    "move_words",
     "progress_fraction",
     "rating_label",
     "render_analysis",
@@ -43,6 +46,22 @@ BACK_STYLE = "blue on grey23"
 def card_label(card: str) -> str:
     """Return a card as shown: rank then suit symbol (``T♥``)."""
     return card[0] + SUIT_SYMBOL.get(card[1].upper(), card[1])
+
+
+_CARD = re.compile(r"(?<![A-Za-z0-9])([A2-9TJQK])([SHDC])(?![A-Za-z0-9])")
+
+
+def card_names(text: str) -> str:
+    """Return ``text`` with every card written as the board draws it (``3S`` → ``3♠``)."""
+    return _CARD.sub(lambda found: found[1] + SUIT_SYMBOL[found[2]], text)
+
+
+def move_words(move: Move) -> str:
+    """Return a move as the board names its card: ``7♥ 2→5`` for ``7H:2-5`` (``deal the reserve``)."""
+    if move.is_deal:
+        return "deal the reserve"
+    _, _, where = move_text(move).partition(":")
+    return f"{card_label(card_text(move.card))} {where.replace('-', '→')}"
 
 
 def has_stock(view: Mapping[str, Any]) -> bool:

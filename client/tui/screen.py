@@ -58,6 +58,7 @@ from ..errors import (
 )
 from ..state import RaceState
 from .render import (
+    card_names,
     rating_label,
     render_analysis,
     render_board,
@@ -230,7 +231,8 @@ class ScreenApp(App[int]):
         self._spawn(guarded, "requests")
 
     def say(self, note: str) -> None:
-        """Show a one-line message."""
+        """Show a one-line message, its cards named as the board draws them (``3♠``, not ``3S``)."""
+        note = card_names(note)
         self.note = note
         with contextlib.suppress(NoMatches):
             self.query_one("#message", Static).update(Text(note[:200]))

@@ -4,6 +4,7 @@ silent keys, the countdown and live progress (issue 50, terminal client)."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -12,6 +13,8 @@ from client.api import ScorpionClient
 from client.commands.support.session import server_error_text
 from client.errors import ServerError
 from client.tui import ScorpionApp
+from client.tui.render import move_words
+from protocol.game import Board, card_text
 from protocol.wire.message import Options
 
 from .conftest import ClientFactory, NodeFactory, racing
@@ -165,3 +168,51 @@ async def test_the_key_bar_keeps_quit_and_type_move_and_a_resize_leaves_no_stray
         assert len(lines) == size[1] and all(len(line.rstrip()) <= size[0] for line in lines)
         board = [line for line in lines[1:-4] if line.strip()]
         assert all(line.lstrip()[:2].strip().isdigit() or "reserve" in line for line in board[:8]), lines
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_undo_and_hint_keys_say_why_they_are_off_and_a_move_typed_while_disconnected_is_refused(
+    start_node: NodeFactory, make_client: ClientFactory, size: tuple[int, int]
+) -> None:
+    node, (_, ann), _ = await racing(start_node, make_client, DEAL, "Host", "Ann", undo=False, hints=False)
+    app = ScorpionApp(ann)
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: ann.race is not None and ann.race.view is not None)
+        await pilot.pause(0.1)
+        await pilot.press("u")
+        await pilot.pause(0.05)
+        assert "undo is off in this race: its room was opened without them" in app.screen_text()
+        await pilot.press("h")
+        await pilot.pause(0.05)
+        assert "hints are off in this race" in app.note
+        await pilot.press("colon", *"undo", "enter")
+        await pilot.pause(0.05)
+        assert app.note.startswith("undo is off in this race")
+        board = Board.new("scorpion", DEAL)
+        move = next(m for m in board.legal_moves() if not m.is_deal)
+        node.stop()
+        await until(lambda: not ann.connected)
+        await pilot.press("colon", *[{":": "colon", "-": "minus"}.get(ch, ch) for ch in str(move)], "enter")
+        await pilot.pause(0.2)
+        words = move_words(move)
+        assert app.note == f"not connected: {words} was not sent; play it again once reconnected", app.note
+        assert ann.race is not None and ann.race.v == 1, "nothing was queued to be played later"
+
+
+async def test_messages_name_cards_as_the_board_draws_them(
+    local_node: Any, make_client: ClientFactory
+) -> None:
+    node = await local_node(test_deals=str(DEAL))
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    app = ScorpionApp(ann, lambda c: c.solo_new())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: ann.race is not None)
+        board = Board.new("scorpion", DEAL)
+        move = next(m for m in board.legal_moves() if not m.is_deal)
+        await pilot.press("colon", *[{":": "colon", "-": "minus"}.get(ch, ch) for ch in str(move)], "enter")
+        await until(lambda: "accepted" in app.note)
+        assert app.note == f"{move_words(move)} accepted", "no internal version in the message"
+        assert "(v" not in app.note and card_text(move.card) not in app.note
+        await pilot.press("colon", *[{":": "colon", "-": "minus"}.get(ch, ch) for ch in "KC:5-2"], "enter")
+        await pilot.pause(0.1)
+        assert "illegal:" in app.note and re.search(r"\b[2-9TJQKA][SHDC]\b", app.note) is None, app.note
