@@ -26,6 +26,7 @@ __all__ = [
     "card_step",
     "has_stock",
     "move_words",
+    "progress_bar",
     "progress_fraction",
     "rating_label",
     "render_analysis",
@@ -165,8 +166,15 @@ def render_board(
     return out
 
 
+PROGRESS_MOVES = 56
+"""Moves over which the move count fills its part of a progress bar: each of them moves a
+20-cell bar by one eighth of a cell."""
+
+
 def progress_fraction(summary: Mapping[str, Any] | None, variant: str) -> float:
-    """Return how far a racer got, 0 to 1: mostly finished runs, partly cards turned face up."""
+    """Return how far a racer got, 0 to 1: half finished runs, a little cards turned face up,
+    and the rest moves played (up to :data:`PROGRESS_MOVES`), so that the bar moves with every
+    move early on, not only when a run is finished; a won game is full."""
     if not summary:
         return 0.0
     rules = get_variant(variant)
@@ -174,7 +182,21 @@ def progress_fraction(summary: Mapping[str, Any] | None, variant: str) -> float:
     if summary.get("state") == "won":
         return 1.0
     revealed = max(0, face_down - int(summary.get("face_down_left", face_down)))
-    return min(1.0, 0.75 * int(summary.get("runs", 0)) / 4 + 0.25 * revealed / face_down)
+    moves = min(PROGRESS_MOVES, max(0, int(summary.get("moves", 0))))
+    runs = int(summary.get("runs", 0)) / 4
+    return min(1.0, 0.5 * runs + 0.15 * revealed / face_down + 0.35 * moves / PROGRESS_MOVES)
+
+
+EIGHTHS = " ▏▎▍▌▋▊▉"
+"""A bar cell filled to 0 to 7 eighths."""
+
+
+def progress_bar(fraction: float, cells: int) -> tuple[str, str]:
+    """Return a bar of ``cells`` as its filled part (eighths of a cell) and its empty part."""
+    eighths = round(max(0.0, min(1.0, fraction)) * cells * 8)
+    full, part = divmod(eighths, 8)
+    filled = "█" * full + (EIGHTHS[part] if part else "")
+    return filled, "░" * (cells - len(filled))
 
 
 def render_racer(
@@ -200,11 +222,11 @@ def render_racer(
         name_cells, tail = 8, f" {score:>4}p {runs}r {moves:>3}mv {status}"
     if width is not None:
         bar = max(4, min(bar, width - (2 + name_cells + 1) - len(tail)))
-    filled = round(fraction * bar)
+    filled, empty = progress_bar(fraction, bar)
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(("▶ " if me else "  ") + f"{name[:name_cells]:<{name_cells}} ", style="bold" if me else "")
-    out.append("█" * filled, style="green" if status != "resigned" else "red")
-    out.append("░" * (bar - filled), style="grey37")
+    out.append(filled, style="green" if status != "resigned" else "red")
+    out.append(empty, style="grey37")
     out.append(tail)
     if width is not None:
         out.truncate(width, overflow="ellipsis")

@@ -34,6 +34,7 @@ from textual.worker import Worker
 from protocol.game import CELL_BASE, Move
 from protocol.wire.message import (
     Analysis,
+    Countdown,
     Games,
     GamesUpdate,
     MatchFound,
@@ -122,6 +123,7 @@ class ScreenApp(App[int]):
         self.quitting = False
         self._announced: str | None = None  # the rematch last announced to this spectator
         self.profile: Profile | None = None  # the profile on screen in place of the main area
+        self.countdown: int | None = None  # server time the announced race starts at
         self.finished: list[str] = []  # the player's games that ended on screen, oldest first
 
     # -- layout ---------------------------------------------------------------------------
@@ -139,7 +141,7 @@ class ScreenApp(App[int]):
         self.query_one("#board-scroll").can_focus = False
         self.set_focus(None)
         self._spawn(self._pump, "events")
-        self.set_interval(1.0, self._tick)
+        self.set_interval(0.25, self._tick)
         if self.starter is not None:
             starter = self.starter
             self._run(lambda: starter(self.client))
@@ -164,7 +166,10 @@ class ScreenApp(App[int]):
                     self.say("")
             elif isinstance(event, Queued):
                 self.queued = event.variant
+            elif isinstance(event, Countdown):
+                self.countdown = event.start
             elif isinstance(event, MatchFound):
+                self.countdown = event.start
                 self.queued = self.queue_waited = None
                 self.say("match found: " + ", ".join(p.name for p in event.players))
             elif isinstance(event, QueueTimeout):
@@ -197,8 +202,19 @@ class ScreenApp(App[int]):
             self.redraw()
 
     def _tick(self) -> None:
+        if self.countdown is not None:
+            self.redraw()  # the countdown's number on the board
+            if self.countdown_left() == 0:
+                self.countdown = None
+            return
         with contextlib.suppress(NoMatches):  # the screen is going away
             self.query_one("#status", Static).update(self.status_text())
+
+    def countdown_left(self) -> int:
+        """Return the whole seconds (rounded up) until the announced race starts, 0 when none is."""
+        if self.countdown is None:
+            return 0
+        return max(0, -((self.client.server_now() - self.countdown) // 1000))
 
     def _spawn(self, job: Callable[[], Coroutine[Any, Any, None]], group: str) -> Worker[None]:
         """Run ``job()`` in a textual worker, called only once the worker starts.
@@ -260,6 +276,9 @@ class ScreenApp(App[int]):
         """Return the status line (a shorter form, the status first, where the full one does not fit)."""
         race = self.race
         out = Text(no_wrap=True, overflow="ellipsis")
+        if (left := self.countdown_left()) and (race is None or race.ended is not None):
+            out.append(f"Scorpion Race  the race starts in {left}…", style="bold green")
+            return out
         if race is None:
             where = {"in_room": "in a room", "queued": "waiting for a match"}.get(self.client.state.value, "")
             out.append(f"Scorpion Race  {self.client.name}  {where}", style="bold")
@@ -316,6 +335,12 @@ class ScreenApp(App[int]):
         width = max(40, self.size.width - 2)
         if self.profile is not None:
             return render_profile(self.profile)
+        if (left := self.countdown_left()) and (race is None or race.ended is not None):
+            out = Text(f"The race starts in {left}…\n\n", style="bold green")
+            if self.client.room is not None:
+                room = self.client.room
+                out.append(render_room(room, self.client.player, room_link(self.client.url, room.room)))
+            return out
         if race is None:
             if self.client.room is not None:
                 room = self.client.room

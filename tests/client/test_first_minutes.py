@@ -216,3 +216,48 @@ async def test_messages_name_cards_as_the_board_draws_them(
         await pilot.press("colon", *[{":": "colon", "-": "minus"}.get(ch, ch) for ch in "KC:5-2"], "enter")
         await pilot.pause(0.1)
         assert "illegal:" in app.note and re.search(r"\b[2-9TJQKA][SHDC]\b", app.note) is None, app.note
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_countdown_shows_after_the_host_starts_and_a_rivals_bar_moves_with_each_move(
+    local_node: Any, make_client: ClientFactory, size: tuple[int, int]
+) -> None:
+    node = await local_node(test_deals=str(DEAL), countdown_seconds=2.0)
+    host: ScorpionClient = await make_client(node, "Host")
+    ann: ScorpionClient = await make_client(node, "Ann")
+    room = await host.room_create("scorpion", 2, Options())
+    app = ScorpionApp(ann, lambda c: c.room_join(room.room))
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: ann.room is not None)
+        await pilot.press("r")
+        await until(lambda: host.room is not None and all(p.ready for p in host.room.players))
+        await host.room_start()
+        await until(lambda: "The race starts in" in app.screen_text())
+        screen = app.screen_text()
+        assert re.search(r"The race starts in [12]…", screen), screen
+        assert "the race starts in" in screen.splitlines()[0], "the status line counts down too"
+        await until(lambda: ann.race is not None and ann.race.view is not None)
+        await pilot.pause(0.4)
+        assert "starts in" not in app.screen_text()
+        board = Board.new("scorpion", DEAL)
+        quiet = next(
+            m
+            for m in board.legal_moves()
+            if not m.is_deal and board.copy().face_down_left == _after(board, m).face_down_left
+        )
+
+        def host_line() -> str:
+            return next(line for line in app.screen_text().splitlines() if "Host" in line and "mv" in line)
+
+        before = host_line()
+        await host.move(quiet)
+        await until(lambda: "1 mv" in host_line() or "1mv" in host_line())
+        after = host_line()
+        bar = lambda line: line.split("Host")[1].split()[0]  # noqa: E731
+        assert bar(after) != bar(before), f"the bar did not move: {before!r} → {after!r}"
+
+
+def _after(board: Board, move: Any) -> Board:
+    moved = board.copy()
+    moved.push(move)
+    return moved
