@@ -3,7 +3,7 @@
 Columns are drawn as rows, left to right from the first card dealt to the exposed one,
 so a whole Scorpion tableau fits an 80×24 terminal however long the columns grow.
 Suits use a four-colour deck (spades white, hearts red, diamonds blue, clubs green) since
-Scorpion is built down in suit; face-down cards are drawn as backs.
+Scorpion is built down in suit; face-down cards are drawn as grey backs, unlike any suit.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from rich.text import Text
 
 from protocol.game import Move, VariantError, card_text, get_variant, move_text
 from protocol.wire.message import Analysis, Profile, RaceEnded, RatingChange, RoomState
+
+from ..state import RaceState
 
 __all__ = [
     "BOARD_INDENT",
@@ -35,13 +37,17 @@ __all__ = [
     "render_racer",
     "render_room",
     "render_standings",
+    "render_status",
     "spot_at",
 ]
 
 SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-SUIT_STYLE = {"S": "bold bright_white", "H": "bold red", "D": "bold bright_blue", "C": "bold green"}
+SUIT_STYLE = {"S": "bold bright_white", "H": "bold red", "D": "bold dodger_blue1", "C": "bold green"}
+"""A four-colour deck. Diamonds are a plain blue (``dodger_blue1``, #0087ff), never the
+terminal's "bright blue", which many colour schemes draw purple."""
 BACK = "░░"
-BACK_STYLE = "blue on grey23"
+BACK_STYLE = "grey62 on grey23"
+"""Face-down cards: grey on dark grey, a colour no suit has."""
 
 
 def card_label(card: str) -> str:
@@ -233,6 +239,51 @@ def render_racer(
     return out
 
 
+def render_status(race: RaceState, *, compact: bool, watched: int = 0, elapsed: int | None = None) -> Text:
+    """Return the status line of a race: the full form, or with ``compact`` a shorter one
+    (the status first). ``watched`` picks the racer a spectator sees; ``elapsed`` is the
+    clock to show in milliseconds (none once the race is over)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    gap = " " if compact else "  "
+    summary = race.summary or {}
+    status = (
+        None
+        if race.spectating
+        else (race.status, "bold green" if race.status == "playing" else "bold yellow")
+    )
+    if compact and status is not None:
+        out.append(status[0] + " ", style=status[1])
+    if race.spectating:
+        racers = [r for r in race.racers.values() if r.view is not None]
+        shown = racers[watched % len(racers)] if racers else None
+        summary = (shown.summary or {}) if shown else {}
+        out.append(f"watching {shown.name if shown else '?'} ", style="bold")
+    out.append(f"{race.variant} ", style="bold")
+    out.append(f"{race.game} " if compact else f"game {race.game}  ", style="cyan")
+    if race.options.rated:
+        out.append("rated ", style="bold cyan")
+    if race.mode == "daily":
+        out.append(f"daily {race.daily} ", style="bold magenta")
+    elif race.mode == "practice":
+        out.append(f"practice {race.daily} ", style="magenta")
+    elif race.mode == "solo":
+        out.append("solo ", style="magenta")
+    score, runs, moves = (int(summary.get(key, 0)) for key in ("score", "runs", "moves"))
+    if compact:
+        out.append(f"{score}p {runs}/4 {moves}mv ")
+    else:
+        out.append(f"score {score}  runs {runs}/4  moves {moves}  ")
+    if elapsed is not None:
+        seconds = elapsed // 1000
+        out.append(f"⏱ {seconds // 60:02}:{seconds % 60:02}{gap}")
+    if race.options.spectators:
+        out.append(f"👁 {race.spectators}{gap}", style="dim")
+    if not compact and status is not None:
+        out.append(status[0], style=status[1])
+    out.rstrip()
+    return out
+
+
 def render_room(room: RoomState, me: str | None, link: str | None = None) -> Text:
     """Return a room's lobby: code, link, players and their ready flags."""
     out = Text()
@@ -343,17 +394,26 @@ def render_profile(profile: Profile, *, games: int = 8) -> Text:
 VERDICT_WORD = {"winnable": "yes", "unwinnable": "no", "unknown": "unknown"}
 
 
-def render_analysis(analysis: Analysis, slipped: Move | None = None) -> Text:
+def render_analysis(analysis: Analysis, slipped: Move | None = None, *, decided: str | None = "") -> Text:
     """Return the solver's verdict on a finished game.
 
     ``Deal winnable: yes; your win slipped away at move 13 (card 7♥, 7H:2-5)``, or ``…; you
     won``; then the length of the winning line. ``slipped`` is the player's move at index
-    ``analysis.slipped`` when known (the move number alone is shown otherwise).
+    ``analysis.slipped`` when known (the move number alone is shown otherwise). Where the
+    server's solver gave up, ``decided`` is the verdict this client's solver reached on the
+    deal (``None`` while it works, ``""`` when it does not try).
     """
     out = Text()
-    word = VERDICT_WORD.get(analysis.verdict, analysis.verdict)
+    verdict = analysis.verdict
+    if verdict == "unknown" and decided:
+        verdict = decided
+    word = VERDICT_WORD.get(verdict, verdict)
     out.append("Deal winnable: ", style="bold")
     out.append(word, style={"yes": "bold green", "no": "bold red"}.get(word, "bold yellow"))
+    if analysis.verdict == "unknown" and decided is None:
+        out.append(" (solving it here…)", style="dim")
+    elif analysis.verdict == "unknown" and decided and decided != "unknown":
+        out.append(" (solved here)", style="dim")
     if analysis.won:
         out.append("; you won", style="bold green")
     elif analysis.slipped is not None:

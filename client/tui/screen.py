@@ -17,8 +17,10 @@ The keys, the mouse and typed commands are :class:`client.tui.app.ScorpionApp`'s
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -32,6 +34,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from protocol.game import CELL_BASE, Move
+from protocol.solver import Budget, solve_deal
 from protocol.wire.message import (
     Analysis,
     Countdown,
@@ -67,6 +70,7 @@ from .render import (
     render_racer,
     render_room,
     render_standings,
+    render_status,
 )
 
 __all__ = ["BUSY_NOTE", "PROFILE_NOTE", "ScreenApp", "Starter", "server_error_text"]
@@ -75,6 +79,9 @@ Starter = Callable[[ScorpionClient], Awaitable[Any]]
 
 BUSY_NOTE = "server busy, retrying…"
 """The message line while the client sends a request again that the busy server refused."""
+
+LOCAL_BUDGET = (20_000_000, 8.0)
+"""Nodes and seconds this client's own solver may spend on a deal the server left undecided."""
 
 PROFILE_NOTE = "your profile: P or Esc to go back"
 """The message line while the player's profile is on screen."""
@@ -119,11 +126,14 @@ class ScreenApp(App[int]):
         self.queue_waited: int | None = None  # seconds the queue was waited in vain
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
+        self.decided: dict[str, str | None] = {}  # game -> the verdict solved here (None: solving)
         self._mode: tuple[object, ...] | None = None
         self.quitting = False
         self._announced: str | None = None  # the rematch last announced to this spectator
         self.profile: Profile | None = None  # the profile on screen in place of the main area
         self.countdown: int | None = None  # server time the announced race starts at
+        self.clock_stop: int | None = None  # server time the shown clock stopped at (an outage)
+        self.clock_paused: dict[str, int] = {}  # game -> ms of storage outages left out of its clock
         self.finished: list[str] = []  # the player's games that ended on screen, oldest first
 
     # -- layout ---------------------------------------------------------------------------
@@ -154,14 +164,18 @@ class ScreenApp(App[int]):
     async def _pump(self) -> None:
         async for event in self.client.events():
             if isinstance(event, Disconnected):
+                self._stop_clock()
                 self.say(f"connection lost ({event.code}); reconnecting…")
             elif isinstance(event, Reconnected):
+                self._start_clock(paused=False)  # the server's clock went on: so does this one
                 self.say(f"reconnected to {event.url}")
             elif isinstance(event, Closed):
                 self.say(f"disconnected: {event.reason}")
             elif isinstance(event, Busy):
+                self._stop_clock()  # the storage is out of reach: the game's clock stands still
                 self.say(BUSY_NOTE)
             elif isinstance(event, Recovered):
+                self._start_clock(paused=True)
                 if self.note == BUSY_NOTE:
                     self.say("")
             elif isinstance(event, Queued):
@@ -287,47 +301,28 @@ class ScreenApp(App[int]):
         return full if full.cell_len <= self.size.width - 2 else self._status_line(race, compact=True)
 
     def _status_line(self, race: RaceState, *, compact: bool) -> Text:
-        out = Text(no_wrap=True, overflow="ellipsis")
-        gap = " " if compact else "  "
-        summary = race.summary or {}
-        status = (
-            None
-            if race.spectating
-            else (race.status, "bold green" if race.status == "playing" else "bold yellow")
-        )
-        if compact and status is not None:
-            out.append(status[0] + " ", style=status[1])
-        if race.spectating:
-            racers = [r for r in race.racers.values() if r.view is not None]
-            shown = racers[self.watched % len(racers)] if racers else None
-            summary = (shown.summary or {}) if shown else {}
-            out.append(f"watching {shown.name if shown else '?'} ", style="bold")
-        out.append(f"{race.variant} ", style="bold")
-        out.append(f"{race.game} " if compact else f"game {race.game}  ", style="cyan")
-        if race.options.rated:
-            out.append("rated ", style="bold cyan")
-        if race.mode == "daily":
-            out.append(f"daily {race.daily} ", style="bold magenta")
-        elif race.mode == "practice":
-            out.append(f"practice {race.daily} ", style="magenta")
-        elif race.mode == "solo":
-            out.append("solo ", style="magenta")
-        score, runs, moves = (int(summary.get(key, 0)) for key in ("score", "runs", "moves"))
-        if compact:
-            out.append(f"{score}p {runs}/4 {moves}mv ")
-        else:
-            out.append(f"score {score}  runs {runs}/4  moves {moves}  ")
-        end = race.ended
-        now = self.client.server_now() if end is None else race.start
-        elapsed = max(0, (now - race.start) // 1000)
-        if end is None:
-            out.append(f"⏱ {elapsed // 60:02}:{elapsed % 60:02}{gap}")
-        if race.options.spectators:
-            out.append(f"👁 {race.spectators}{gap}", style="dim")
-        if not compact and status is not None:
-            out.append(status[0], style=status[1])
-        out.rstrip()
-        return out
+        return render_status(race, compact=compact, watched=self.watched, elapsed=self.elapsed_ms(race))
+
+    def elapsed_ms(self, race: RaceState) -> int | None:
+        """Return the race's clock as this client shows it: the time since its start, less
+        the storage outages seen while it ran (the game's own clock leaves them out), stopped
+        while the server is busy or out of reach; ``None`` once it is over."""
+        if race.ended is not None:
+            return None
+        now = self.client.server_now() if self.clock_stop is None else self.clock_stop
+        return max(0, now - race.start - self.clock_paused.get(race.game, 0))
+
+    def _stop_clock(self) -> None:
+        if self.clock_stop is None:
+            self.clock_stop = self.client.server_now()
+
+    def _start_clock(self, *, paused: bool) -> None:
+        """Let the shown clock run again; ``paused``: the time it stood still is left out."""
+        race = self.race
+        if self.clock_stop is not None and race is not None and paused:
+            stood = max(0, self.client.server_now() - max(self.clock_stop, race.start))
+            self.clock_paused[race.game] = self.clock_paused.get(race.game, 0) + stood
+        self.clock_stop = None
 
     def board_text(self) -> Text:
         """Return the main area: board, lobby, queue or standings."""
@@ -378,7 +373,13 @@ class ScreenApp(App[int]):
                 )
             )
             if race.analysis is not None:
-                text.append(render_analysis(race.analysis, self.slipped.get(race.game)))
+                text.append(
+                    render_analysis(
+                        race.analysis,
+                        self.slipped.get(race.game),
+                        decided=self.decided.get(race.game, ""),
+                    )
+                )
             elif not race.spectating and race.mode in ("solo", "race"):
                 text.append("analysing the deal…\n", style="dim")
             if not race.spectating:
@@ -500,7 +501,9 @@ class ScreenApp(App[int]):
     # -- analysis, ratings, the profile, rematches ----------------------------------------
 
     def _on_analysis(self, analysis: Analysis) -> None:
-        """Find the move the analysis says the win slipped away after (from the replay log)."""
+        """Find the move the analysis says the win slipped away after (from the replay log);
+        decide here a deal the server's solver left undecided."""
+        self._decide(analysis)
         if analysis.slipped is None or analysis.game in self.slipped:
             return
         self.slipped[analysis.game] = None
@@ -511,6 +514,30 @@ class ScreenApp(App[int]):
             self.redraw()
 
         self._spawn(find, "requests")
+
+    def _decide(self, analysis: Analysis) -> None:
+        """Solve the deal here, within :data:`LOCAL_BUDGET`, when the server's analysis says
+        ``unknown`` and the deal's number is known: the end screen shows this verdict then."""
+        race = self.race
+        if (
+            analysis.verdict != "unknown"
+            or analysis.game in self.decided
+            or race is None
+            or race.game != analysis.game
+            or race.ended is None
+            or race.ended.number is None
+        ):
+            return
+        variant, number, rule = race.variant, int(race.ended.number), race.options.reserve_rule
+        self.decided[analysis.game] = None
+
+        async def decide() -> None:
+            budget = Budget(nodes=LOCAL_BUDGET[0], seconds=LOCAL_BUDGET[1], clock=time.monotonic)
+            solution = await asyncio.to_thread(solve_deal, variant, number, rule, budget)
+            self.decided[analysis.game] = solution.verdict.value
+            self.redraw()
+
+        self._spawn(decide, "solver")
 
     def _profile_allowed(self) -> bool:
         """Tell whether the profile may cover the main area: no game of the player's goes on."""
