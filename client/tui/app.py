@@ -217,6 +217,13 @@ class ScorpionApp(ScreenApp):
         if not (race.options.undo if what == "undo" else race.options.hints):
             self.say(self.off_reason(what))
 
+    def say(self, note: str) -> None:
+        """Show a one-line message; one that replaces the question ``q`` asked withdraws it
+        (the next ``q`` asks again)."""
+        if self.quit_asked and not note.startswith("leave game"):
+            self.quit_asked = False
+        super().say(note)
+
     def off_reason(self, what: str) -> str:
         """Say why ``what`` (``undo`` or ``hint``) is off in the race on screen."""
         race = self.race

@@ -50,6 +50,9 @@ async def test_q_asks_first_and_offers_to_leave_a_solo_game_saved_or_to_resign(
         await pilot.press("escape")
         await pilot.pause(0.05)
         assert not app.quitting and app.note == ""
+        await pilot.press("q", "h")  # another message replaces the question: q asks again
+        await until(lambda: app.note.startswith("hint: "))
+        assert not app.quit_asked
         await pilot.press("q", "R")
         await until(lambda: app.quitting)
         assert ann.race is not None and ann.race.ended is not None, "R after q resigned the game"
