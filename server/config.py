@@ -20,6 +20,8 @@ import platformdirs
 from protocol.wire.codec import MAX_CLIENT_FRAME
 from protocol.wire.flow import PLAYER_CREDITS, SPECTATOR_CREDITS, STRIKES_BEFORE_CLOSE
 
+from .runtime.proxy import TrustedProxies
+
 __all__ = ["Config", "build_parser", "load_config"]
 
 
@@ -67,6 +69,7 @@ class Config:
     test_deals: str = ""
     web_dir: Path | None = None
     allowed_origins: str = ""
+    trusted_proxies: str = ""
     event_loop: str = "auto"
     workers: int = 1
     reuse_port: bool = False
@@ -129,6 +132,11 @@ _HELP = {
     "allowed_origins": (
         "comma-separated origins (scheme://host:port) whose pages may open a websocket besides "
         "this server's own pages; * allows any"
+    ),
+    "trusted_proxies": (
+        "comma-separated networks (CIDR, e.g. 10.0.0.0/8) of the balancers whose PROXY protocol "
+        "header or X-Forwarded-For names the client; from any other peer both are ignored "
+        "(none by default: the socket's peer is the client)"
     ),
     "event_loop": "auto (uvloop where it is installed, else asyncio's own), uvloop or asyncio",
     "workers": (
@@ -247,6 +255,10 @@ def _problem(config: Config) -> str | None:
             return f"redis-url: {exc}"
     if config.redis_wait_replicas and config.redis_url is None:
         return "redis-wait-replicas needs a redis-url: the embedded server has no replicas"
+    try:
+        TrustedProxies.parse(config.trusted_proxies)
+    except ValueError as exc:
+        return f"trusted-proxies: {exc}"
     if (config.workers > 1 or config.reuse_port) and not hasattr(socket, "SO_REUSEPORT"):
         return "workers above 1 and reuse-port need SO_REUSEPORT, which this platform lacks"
     for item in fields(Config):

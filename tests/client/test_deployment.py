@@ -100,7 +100,8 @@ class Balancer:
 
 @pytest.fixture
 def deployment(start_node: NodeFactory, tmp_path: Path) -> Iterator[tuple[list[Node], Balancer]]:
-    nodes = [start_node(test_deals=DEAL), start_node(test_deals=DEAL)]
+    # The balancer forwards the client's address (X-Forwarded-For), believed from loopback.
+    nodes = [start_node(test_deals=DEAL, trusted_proxies="127.0.0.1/32") for _ in range(2)]
     balancer = Balancer(nodes, tmp_path)
     try:
         balancer.wait_ready()
