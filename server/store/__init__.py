@@ -7,7 +7,9 @@ script reaches a key it is not given, and no transaction spans two slots):
 ==============================  ======  ==============================================
 key                             type    what it holds
 ==============================  ======  ==============================================
-``player:ID``                   hash    name, created, current room and game
+``player:ID``                   hash    name, created, current room and game; a field
+                                        ``in:CODE`` for each room the player hosts or
+                                        sits in (whichever connection entered it)
 ``token:SHA256``                string  player id of a secret token (only hashes stored)
 ``room:{CODE}``                 hash    host, variant, options, state, game, version
 ``room:{CODE}:members``         list    player ids in join order
