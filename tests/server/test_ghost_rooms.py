@@ -88,3 +88,19 @@ async def test_the_rooms_of_a_dead_node_s_players_close_after_the_grace_period(
         assert asyncio.get_running_loop().time() < deadline, "the dead node's host kept their room"
         await asyncio.sleep(0.1)  # watching tells an open room from a closed one without joining it
     assert answer["code"] == "no_such_room", answer
+
+
+async def test_the_members_of_every_room_are_found_on_a_cluster_too(cluster_server: Any) -> None:
+    from server.store import Store
+
+    cluster_server.flush()
+    store = Store(cluster_server.url.replace("redis://", "redis+cluster://").removesuffix("/0"))
+    try:
+        rooms = [
+            await store.create_room(f"host{n}", {"variant": "scorpion", "max_players": 8}, 60_000)
+            for n in range(5)
+        ]
+        await store.join_room(rooms[0], "guest", 60_000)
+        assert await store.room_members_everywhere() == {"guest", *(f"host{n}" for n in range(5))}
+    finally:
+        await store.close()
