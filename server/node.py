@@ -16,6 +16,7 @@ from .game.live import LiveGame
 from .game.race import NOT_RACING, RaceService, own
 from .game.results import Results
 from .leaderboard import Leaderboards
+from .limits import Limits
 from .matchmaking import Matchmaker
 from .presence import Presence
 from .ratings import RatingService
@@ -60,6 +61,8 @@ class Node(Service):
         )
         self.presence = Presence(plumbing, self.race, self.feed)
         self.leaderboards = Leaderboards(plumbing)
+        self.limits = Limits(plumbing)
+        """Abuse limits per client address (new guests, accounts, failed logins, room codes)."""
         self.test_deals = [int(n) for n in config.test_deals.split(",") if n.strip()]
         if self.test_deals:
             log.warning(

@@ -127,8 +127,11 @@ class Session:
         limits: SessionLimits,
         source: EventSource,
         on_resync: Callable[[], None] | None = None,
+        address: str = "",
     ) -> None:
         self.ws = ws
+        self.address = address
+        """The client's real address (behind a trusted balancer, the one it names)."""
         self.fmt = fmt
         self.id = f"{node}/{next(_ids)}"
         self.limits = limits

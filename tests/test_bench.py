@@ -158,3 +158,16 @@ def test_act_script_benchmark_prints_redis_cpu_per_action_of_each_variant() -> N
         line = rf"^  median {re.escape(name)} +Redis +[\d.]+ us an action, +([\d.]+) inside the script call$"
         inside = re.findall(line, out, re.M)
         assert len(inside) == 2 and all(float(us) > 0 for us in inside), out
+
+
+def test_memory_benchmark_prints_the_figures_operations_quotes() -> None:
+    out = run_bench("memory.py")
+    for label in (
+        "a guest who said hello and left",
+        "a guest after one finished solo game",
+        "a finished solo game's own keys",
+        "a finished two-player race's own keys",
+        "an account with 3 sessions (estimate)",
+    ):
+        found = re.search(rf"^{re.escape(label)}: (\d+) B in (\d+) keys$", out, re.M)
+        assert found and int(found.group(1)) > 0, out

@@ -46,9 +46,20 @@ async def on_room_create(node: Node, session: Session, message: m.RoomCreate) ->
 
 
 async def on_room_join(node: Node, session: Session, message: m.RoomJoin) -> None:
-    """Put the player in a room by its code."""
+    """Put the player in a room by its code.
+
+    Codes that name no room are limited per client address (``room_code``): past the
+    limit every code is refused with ``rate_limited`` for a while, good or not, so that
+    codes cannot be found by guessing.
+    """
     assert session.player is not None
-    await node.store.join_room(message.room, session.player, int(node.config.room_ttl * 1000))
+    await node.limits.check(session.address, "room_code")
+    try:
+        await node.store.join_room(message.room, session.player, int(node.config.room_ttl * 1000))
+    except StoreError as exc:
+        if exc.code == "no_such_room":
+            await node.limits.take(session.address, "room_code")
+        raise
     session.room = message.room
     await node.store.set_player_place(session.player, room=message.room)
     await publish_room(node.store, message.room, ref_to=(session, message.ref))

@@ -7,7 +7,9 @@ script reaches a key it is not given, and no transaction spans two slots):
 ==============================  ======  ==============================================
 key                             type    what it holds
 ==============================  ======  ==============================================
-``player:ID``                   hash    name, created, current room and game
+``player:ID``                   hash    name, created, current room and game; a field
+                                        ``in:CODE`` for each room the player hosts or
+                                        sits in (whichever connection entered it)
 ``token:SHA256``                string  player id of a secret token (only hashes stored)
 ``room:{CODE}``                 hash    host, variant, options, state, game, version
 ``room:{CODE}:members``         list    player ids in join order
@@ -49,6 +51,10 @@ key                             type    what it holds
 ``mm:{VARIANT}:left``           zset    players who left the queue, by when (ms)
 ``mm:{VARIANT}:first``          hash    player -> when their wait began (kept 60 s)
 ``mm:{VARIANT}:lead``           string  the node forming the variant's matches (a lease)
+``limit:{KIND:ADDRESS}``        string  requests of one kind from one client address in
+                                        the current window (expires with the window);
+                                        for ``login_failed`` a hash: failures, lockouts
+``limit:{KIND:ADDRESS}:lock``   string  the address is locked out while it exists
 ==============================  ======  ==============================================
 
 Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
@@ -78,6 +84,7 @@ from .keys import (
     player_channel,
     player_of_channel,
 )
+from .limits import LimitStore
 from .players import PlayerStore
 from .race import RaceStore
 from .ratings import RatingStore
@@ -119,5 +126,5 @@ __all__ = [
 ]
 
 
-class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore):
-    """Game-level operations over one Redis connection pool, in five parts by aggregate."""
+class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore, LimitStore):
+    """Game-level operations over one Redis connection pool, in six parts by aggregate."""

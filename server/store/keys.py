@@ -20,6 +20,7 @@ __all__ = [
     "game_key",
     "game_of_channel",
     "is_shard_channel",
+    "limit_key",
     "live_change",
     "player_channel",
     "player_of_channel",
@@ -45,6 +46,11 @@ def rematch_key(game_id: str, part: str = "") -> str:
 
 def room_key(code: str, part: str = "") -> str:
     return f"room:{{{code}}}:{part}" if part else f"room:{{{code}}}"
+
+
+def limit_key(kind: str, subject: str, part: str = "") -> str:
+    """Return the key of one abuse limit (``guest``, ``room_code``...) of one address."""
+    return f"limit:{{{kind}:{subject}}}:{part}" if part else f"limit:{{{kind}:{subject}}}"
 
 
 def board_key(date: str, variant: str) -> str:

@@ -82,6 +82,9 @@ class RatingStore(StoreBase):
         }
         if board:
             await self.redis.zadd(rating_board_key(variant), board)
+        for player_id in board:  # new ratings go with their player (a guest who stays away)
+            keys = [rating_key(player_id, part) for part in ("", "games", "delta")]
+            await self._expire_with_player(player_id, keys)
         return results
 
     async def rating_changes(self, player_id: str, game_ids: Sequence[str]) -> dict[str, str]:
