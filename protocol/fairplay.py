@@ -26,6 +26,7 @@ set from ``bench/fairplay.py``'s populations (docs/performance.md has the figure
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any, cast
@@ -119,7 +120,7 @@ def dig_values(board: Board) -> dict[Move, int]:
 def timing_score(times: Sequence[int]) -> tuple[float, float | None, int | None]:
     """Return the timing score, the coefficient of variation and the median gap (ms) of a
     racer's move times (ms from the start, one a move)."""
-    gaps = [b - a for a, b in zip([0, *times[:-1]], times, strict=True)][1:]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     if len(gaps) < MIN_INTERVALS:
         return 0.0, None, None
     mean = sum(gaps) / len(gaps)
