@@ -71,6 +71,8 @@ class FairPlay(Service):
         evidence = await self.solver.run(game_evidence, variant, number, rule, racer.moves, times)
         entry = {"game": game_id, "mode": mode, "variant": variant, "at": now, **evidence}
         games = await self.store.add_fairplay_game(player, entry)
+        if await self.store.drop_fairplay_if_forgotten(player):
+            return  # forgotten meanwhile: nothing of them is kept (decision 15)
         score = player_score([g["score"] for g in games])
         if score >= PLAYER_THRESHOLD and await self.store.banned(player) is None:
             await self.store.put_in_review(player, score)

@@ -74,6 +74,18 @@ class FairPlayStore(StoreBase):
             replies = await pipe.execute()
         return [json.loads(text) for text in text_list(replies[-1])]
 
+    async def drop_fairplay_if_forgotten(self, player_id: str) -> bool:
+        """Delete what fair play keeps of a player who is gone (forgotten while their game was
+        analysed); tell whether they were."""
+        if await self.redis.exists(f"player:{player_id}"):
+            return False
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for part in ("games", "races", "refunds"):
+                pipe.delete(fairplay_key(player_id, part))
+            pipe.zrem(REVIEW_KEY, player_id)
+            await pipe.execute()
+        return True
+
     async def fairplay_games(self, player_id: str) -> list[dict[str, Any]]:
         """Return a player's kept analysed games, newest first."""
         return [
