@@ -5,13 +5,15 @@ Usage::
     scorpion-admin [--redis-url URL | --data-dir DIR] fairplay [--json]
     scorpion-admin ... ban PLAYER --reason TEXT [--by NAME]
     scorpion-admin ... unban PLAYER --reason TEXT [--by NAME]
+    scorpion-admin ... dismiss PLAYER --reason TEXT [--by NAME]
     scorpion-admin ... log [--limit N] [--json]
 
 Without ``--redis-url`` it talks to the embedded store of a running ``scorpion-server``
 through the unix socket in its data directory (``--data-dir``, the server's default when
 not given). ``PLAYER`` is a player id (that of ``player:ID``). Every ban and unban is
 written to the moderation log with who (``--by``, the user running the command when not
-given), when and why. Exit codes: 0 done, 1 a store that cannot be reached, 2 bad usage.
+given), when and why, as is every dismissal from the review queue. Exit codes: 0 done,
+1 a store that cannot be reached, 2 bad usage.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ from typing import Any
 from protocol.wire.message import MAX_BAN_REASON
 
 from .config import Config
-from .fairplay import ban, unban
+from .fairplay import ban, dismiss, unban
 from .store import UNREACHABLE, Store
 
 __all__ = ["main", "run"]
+
+ACTIONS = {"ban": ban, "unban": unban, "dismiss": dismiss}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,7 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     review = commands.add_parser("fairplay", help="list the review queue with each player's evidence")
     review.add_argument("--json", action="store_true", help="one JSON document")
-    for name, text in (("ban", "ban a player from ranked play"), ("unban", "lift a player's ban")):
+    for name, text in (
+        ("ban", "ban a player from ranked play"),
+        ("unban", "lift a player's ban"),
+        ("dismiss", "take a player off the review queue without a ban"),
+    ):
         action = commands.add_parser(name, help=text)
         action.add_argument("player", help="the player's id")
         action.add_argument(
@@ -131,9 +139,9 @@ async def run(argv: Sequence[str]) -> int:
         if args.command == "fairplay":
             queue = await _review(store)
             print(json.dumps({"review": queue}, indent=2)) if args.json else _print_review(queue)
-        elif args.command in ("ban", "unban"):
+        elif args.command in ACTIONS:
             by = args.by or getpass.getuser()
-            act = ban if args.command == "ban" else unban
+            act = ACTIONS[args.command]
             done = await act(store, args.player, args.reason, by, int(time.time() * 1000))
             if args.json:
                 print(json.dumps(done, indent=2))

@@ -23,7 +23,7 @@ from .runtime.service import Plumbing, Service
 from .solver import SolverPool
 from .store import Store
 
-__all__ = ["REFUND_DAYS", "FairPlay", "ban", "unban"]
+__all__ = ["REFUND_DAYS", "FairPlay", "ban", "dismiss", "unban"]
 
 log = logging.getLogger("scorpion.fairplay")
 
@@ -128,6 +128,22 @@ async def unban(store: Store, player: str, reason: str, by: str, now_ms: int) ->
         "by": by,
         "at": now_ms,
         "was_banned": lifted,
+    }
+    await store.log_action(done)
+    return done
+
+
+async def dismiss(store: Store, player: str, reason: str, by: str, now_ms: int) -> dict[str, Any]:
+    """Take a player off the review queue without a ban (their next games count as before:
+    they come back if their score stays over the threshold); logged."""
+    listed = await store.dismiss(player)
+    done = {
+        "action": "dismiss",
+        "player": player,
+        "reason": reason,
+        "by": by,
+        "at": now_ms,
+        "was_listed": listed,
     }
     await store.log_action(done)
     return done

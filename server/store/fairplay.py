@@ -99,6 +99,10 @@ class FairPlayStore(StoreBase):
             pipe.pexpire(REVIEW_KEY, FAIRPLAY_TTL_MS)
             await pipe.execute()
 
+    async def dismiss(self, player_id: str) -> bool:
+        """Take a player off the review queue; tell whether they were on it."""
+        return bool(await self.redis.zrem(REVIEW_KEY, player_id))
+
     async def review_queue(self) -> list[tuple[str, float]]:
         """Return the players in review, highest score first."""
         listed = cast(

@@ -122,6 +122,9 @@ async def test_a_solver_follower_is_reviewed_banned_refunded_against_and_unbanne
         assert [entry["player"] for entry in review] == [ann.player]
         assert {g["game"] for g in review[0]["games"]} >= {game}
         assert review[0]["score"] >= PLAYER_THRESHOLD
+        dismissed = admin(redis_url, "dismiss", bob.player, "--reason", "not listed", "--by", "mod")
+        assert dismissed["was_listed"] is False
+        assert [entry["player"] for entry in admin(redis_url, "fairplay")["review"]] == [ann.player]
 
         bob_before = (await store.ratings([bob.player], "scorpion"))[bob.player]
         assert bob_before is not None
@@ -173,8 +176,10 @@ async def test_a_solver_follower_is_reviewed_banned_refunded_against_and_unbanne
             ("unban", "lead", "appeal granted"),
             ("ban", "mod", "again"),
             ("ban", "mod", "followed a solver"),
+            ("dismiss", "mod", "not listed"),
         ]
-        assert all(e["player"] == ann.player and e["at"] > 0 for e in log)
+        assert [e["player"] for e in log] == [ann.player] * 3 + [bob.player]
+        assert all(e["at"] > 0 for e in log)
     finally:
         await store.close()
 
