@@ -53,11 +53,13 @@ __all__ = [
     "timing_score",
 ]
 
-AGREE_HONEST = 0.3
-"""Share of positions where the hint's first choice differs from the solver's in which an
-honest player still plays the solver's move (measured)."""
+AGREE_HONEST = 0.15
+"""How often an honest player leaves the hint's first choice where it differs from the
+solver's, shared among the other useful moves: the chance of playing the solver's move by
+luck (held between 2% and 50%)."""
 AGREE_CHEAT = 0.3
-"""The share the solver measure weighs against."""
+"""The share of moves on which the solver measure's cheater follows the solver, on top of
+the honest chance."""
 KEEP_HONEST = 0.1
 """Share of critical positions in which an honest player keeps the win (measured)."""
 KEEP_CHEAT = 0.4
@@ -67,7 +69,7 @@ DIG_HIT_CHEAT = 0.6
 """How often the digs measure assumes a racer who knows the face-down cards picks the best."""
 REGULAR_CV = 0.3
 """Move times varying less than this (coefficient of variation) count as machine-regular."""
-TIMING_WEIGHT = 8.0
+TIMING_WEIGHT = 10.0
 """The timing score of perfectly regular, very fast play over a whole game."""
 MIN_INTERVALS = 10
 """Fewer times between moves than this say nothing of their regularity."""
@@ -75,7 +77,7 @@ GAME_CAP = 8.0
 GAME_FLOOR = -2.0
 PLAYER_GAMES = 10
 """A player's score covers their last this many ranked games."""
-PLAYER_THRESHOLD = 4.0
+PLAYER_THRESHOLD = 6.5
 """A player whose score reaches this goes to the review queue."""
 NODES = 200_000
 """Search budget per position: most positions are decided in far fewer nodes."""

@@ -82,4 +82,4 @@ def test_timing_needs_enough_moves_and_scores_regular_play_only() -> None:
 def test_a_players_score_sums_the_last_ten_games_each_held_in_bounds() -> None:
     assert player_score([100.0, -100.0]) == GAME_CAP - 2.0
     assert player_score([1.0] * 12) == 10.0  # the newest ten only
-    assert flagged([2.0, 2.0]) and not flagged([2.0, 1.0])
+    assert flagged([PLAYER_THRESHOLD / 2] * 2) and not flagged([PLAYER_THRESHOLD / 2, 1.0])
