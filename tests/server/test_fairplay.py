@@ -157,6 +157,16 @@ async def test_a_solver_follower_is_reviewed_banned_refunded_against_and_unbanne
             answer = await ann.request(request)
             assert answer["type"] == "error" and answer["code"] == "banned", answer
             assert "followed a solver" in answer["message"]
+        rated_room = await bob.request(
+            {"type": "room_create", "variant": "scorpion", "options": {"rated": True}}
+        )
+        joined = await ann.request({"type": "room_join", "room": rated_room["room"]})
+        assert joined["type"] == "error" and joined["code"] == "banned", joined
+        await bob.request({"type": "room_leave"})
+        friends = await bob.request({"type": "room_create", "variant": "scorpion"})
+        assert (await ann.request({"type": "room_join", "room": friends["room"]}))["type"] == "room"
+        await ann.request({"type": "room_leave"})
+        await bob.request({"type": "room_leave"})
         casual = await ann.request({"type": "queue_join", "variant": "scorpion", "rated": False})
         assert casual["type"] == "queued"
         await ann.request({"type": "queue_cancel"})
