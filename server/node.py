@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .daily import DailyService
+from .fairplay import FairPlay
 from .game.feed import GameFeed
 from .game.live import LiveGame
 from .game.race import NOT_RACING, RaceService, own
@@ -53,7 +54,8 @@ class Node(Service):
         self.ratings = RatingService(plumbing)
         self.matchmaker = Matchmaker(plumbing, clock=lambda: int(clock() * 1000))
         """Forms rated matches; the node's start says how a match is started (``on_match``)."""
-        self.results = Results(plumbing, self.daily, self.solver, self.ratings)
+        self.fairplay = FairPlay(plumbing, self.solver)
+        self.results = Results(plumbing, self.daily, self.solver, self.ratings, self.fairplay)
         self.race.listen(
             on_game_loaded=self.feed.game_loaded,
             on_race_done=self.results.race_done,

@@ -30,6 +30,7 @@ export const ERRORS = {
   hints_forbidden: "Hints are not allowed in this race.",
   spectating_forbidden: "This game cannot be watched.",
   daily_already_played: "You have already played today's deal.",
+  banned: "You are banned from ranked play; unrated games are still open to you.",
   unavailable: "Not available right now.",
   outcome_unknown: "The server could not confirm that action in time.",
   internal: "The server failed; please try again.",
@@ -74,7 +75,7 @@ export function clearBusy() {
 const GAVE_UP = "The server stayed busy: please try again in a moment.";
 
 // Codes whose server sentence says more than the page's own wording.
-const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type", "spectating_forbidden"]);
+const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type", "spectating_forbidden", "banned"]);
 
 // Show a server error as a notice: the page's wording, and the server's where it says more.
 export function showError(msg) {

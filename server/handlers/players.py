@@ -49,8 +49,18 @@ async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
         game = await node.race.load(places["game"])
         if game is not None and not game.ended:
             games = (game.game_id,)
+    ban = await node.store.banned(player)
+    banned = str(ban.get("reason") or "no reason given")[: m.MAX_BAN_REASON] if ban is not None else None
     session.send(
-        m.Welcome(player=player, token=token, name=message.name, now=now_ms(), games=games, ref=message.ref)
+        m.Welcome(
+            player=player,
+            token=token,
+            name=message.name,
+            now=now_ms(),
+            games=games,
+            banned=banned,
+            ref=message.ref,
+        )
     )
 
 

@@ -44,6 +44,15 @@ key                             type    what it holds
 ``rating:{PLAYER}:games``       zset    rated games applied to the ratings, by end (ms)
 ``rating:{PLAYER}:delta``       hash    game -> that race's rating change (JSON); the
                                         newest 200 are kept, like ``:games``
+``fp:{PLAYER}:games``           list    the player's last 10 analysed ranked games (JSON:
+                                        game, mode, score, evidence), kept 90 days
+``fp:{PLAYER}:races``           hash    rated game -> its end and the player's opponents
+                                        (for refunds if the player is banned), 31 days
+``fp:{PLAYER}:ban``             string  the player's ban (JSON: reason, by, at)
+``fp:{PLAYER}:refunds``         hash    game -> points given back to the player after
+                                        an opponent's ban (each game once)
+``fp:review``                   zset    the fair-play review queue: player -> score
+``fp:log``                      list    moderation actions (JSON: who, when, why, what)
 ``rb:{VARIANT}``                zset    the variant's rating board: player -> rating
 ``pair:DATE:A:B``               string  rated races between players A and B that day
 ``mm:{VARIANT}:q``              zset    the rated queue: player -> when the wait began
@@ -72,6 +81,7 @@ from __future__ import annotations
 
 from .connection import NotSent, Subscriber
 from .daily import DailyStore
+from .fairplay import FairPlayStore
 from .health import Outage, StoreHealth
 from .keys import (
     LIVE_CHANNEL,
@@ -126,5 +136,5 @@ __all__ = [
 ]
 
 
-class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore, LimitStore):
-    """Game-level operations over one Redis connection pool, in six parts by aggregate."""
+class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore, LimitStore, FairPlayStore):
+    """Game-level operations over one Redis connection pool, in seven parts by aggregate."""

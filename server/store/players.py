@@ -253,6 +253,9 @@ class PlayerStore(StoreBase):
         removed["names_in_finished_games"] = renamed
         keys = [f"player:{player_id}", f"saved:{player_id}", f"boards:{player_id}", f"results:{player_id}"]
         keys.append(f"online:{player_id}")
+        # Their analysed ranked games go too (a ban, keyed by the same id, is kept).
+        keys += [f"fp:{{{player_id}}}:{part}" for part in ("games", "races", "refunds")]
+        await self.redis.zrem("fp:review", player_id)
         if record.get("token"):
             keys.append(record["token"])
         await self._delete_each(keys)

@@ -24,6 +24,7 @@ from protocol.wire.codec import JSON, MSGPACK, decode_dict
 from protocol.wire.error import ErrorCode
 from protocol.wire.flow import STRIKES_BEFORE_CLOSE
 from protocol.wire.message import MESSAGES, SERVER_TYPES
+from server.fairplay import ban
 
 from .conftest import Client, start_race
 
@@ -241,6 +242,9 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     await daily.expect("race_ended")
     await ask(daily, {"type": "daily_start"}, "daily_already_played")
     await ask(daily, {"type": "hint", "game": first["game"], "v": first["v"]}, "not_allowed")
+    # A player banned from ranked play (scorpion-admin ban): every ranked request refused.
+    await ban(store, daily.player, "solver play", "moderator", 0)
+    await ask(daily, {"type": "queue_join", "variant": "scorpion"}, "banned")
     # Before hello, a token that was never given out, and frames that cannot be read.
     ws = await connect(node.url, subprotocols=[MSGPACK])  # type: ignore[list-item]
     try:
