@@ -7,7 +7,7 @@ import { moveFocus, setupRovingFocus } from "./focus.js";
 import { holdPending, send } from "./link.js";
 import { notify } from "./notice.js";
 import { canDeal, targetsFor, wireMove } from "./rules.js";
-import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, serverNow } from "./state.js";
+import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, plural, serverNow } from "./state.js";
 
 // ---------------------------------------------------------------- game requests
 
@@ -46,9 +46,14 @@ function askWinnable() {
   renderGame();
 }
 
+// A suggested move after "Try": "dealing the reserve", or the card's move.
+function tryLabel(move) {
+  return move.deal ? "dealing the reserve" : moveLabel(move);
+}
+
 function winnableText(info) {
   if (info.verdict === "asking") return "Asking the solver…";
-  if (info.verdict === "winnable") return info.move ? `Still winnable: yes. Try ${moveLabel(info.move)}.` : "Still winnable: yes.";
+  if (info.verdict === "winnable") return info.move ? `Still winnable: yes. Try ${tryLabel(info.move)}.` : "Still winnable: yes.";
   if (info.verdict === "unwinnable") return "Still winnable: no, this game can no longer be won.";
   return "Still winnable: unknown (the solver gave up).";
 }
@@ -143,7 +148,7 @@ function renderRacers() {
     const detail = document.createElement("span");
     detail.className = "racer-detail";
     const down = s.face_down_left === null || s.face_down_left === undefined ? "" : ` · ${s.face_down_left} down`;
-    detail.textContent = `${s.score} pts · ${s.runs}/4 runs · ${s.moves} moves${down}`;
+    detail.textContent = `${s.score} pts · ${s.runs}/4 runs · ${plural(s.moves, "move")}${down}`;
     const st = document.createElement("span");
     st.className = `tag status-${r.status}`;
     st.textContent = STATUS_TEXT[r.status] || r.status;
