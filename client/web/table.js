@@ -2,8 +2,9 @@
 // made from it (moves, deal, undo, hint, resign, winnable) and the board's input: clicks
 // and double clicks, dragging, keys.
 
-import { renderBoard, cardLabel } from "./cards.js";
+import { cardLabel, fitTableau, renderBoard } from "./cards.js";
 import { moveFocus, setupRovingFocus } from "./focus.js";
+import { renderGuide } from "./howto.js";
 import { holdPending, send } from "./link.js";
 import { notify } from "./notice.js";
 import { canDeal, targetsFor, wireMove } from "./rules.js";
@@ -102,9 +103,10 @@ export function renderGame() {
   $("btn-winnable").disabled = !playing;
   const info = S.winnable && S.winnable.game === game.id && playing
     && (S.winnable.v === game.v || S.winnable.verdict === "asking") ? S.winnable : null;
-  $("winnable-verdict").hidden = !info;
+  // The verdict's line is kept in solo games, empty or not: an answer moves nothing.
+  $("winnable-verdict").hidden = game.mode !== "solo";
   $("winnable-verdict").textContent = info ? winnableText(info) : "";
-  if (info) $("winnable-verdict").dataset.verdict = info.verdict;
+  $("winnable-verdict").dataset.verdict = info ? info.verdict : "";
   pill.dataset.status = game.ended ? "ended" : game.status;
   const opts = game.options;
   const hasReserve = view.cells.length === 0 && game.variant !== "three-blind-mice";
@@ -126,7 +128,21 @@ export function renderGame() {
   $("spectator-count-wrap").hidden = game.spectators === null;
   $("spectator-count").textContent = game.spectators ?? 0;
   renderRacers();
+  renderGuide(game.variant);
+  fitTableau($("board"), spaceBelowBoard());     // once all above the board is laid out
   tickClock();
+}
+
+// The height kept under the board: its own padding, what follows it (the key legend) and
+// the page's bottom margin, so that the whole game fits the window without scrolling.
+function spaceBelowBoard() {
+  const board = $("board");
+  const pad = parseFloat(getComputedStyle(board).paddingBottom) || 0;
+  const after = Math.max(0, $("screen-game").getBoundingClientRect().bottom - board.getBoundingClientRect().bottom);
+  const keys = document.querySelector("#screen-game .keys");
+  const keysMargin = keys ? parseFloat(getComputedStyle(keys).marginBottom) || 0 : 0;
+  const main = parseFloat(getComputedStyle(document.querySelector("main")).paddingBottom) || 0;
+  return pad + after + keysMargin + main + 2;
 }
 
 function renderRacers() {
@@ -369,7 +385,7 @@ function onBoardKey(event) {
 
 function onGlobalKey(event) {
   if (event.target.matches("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
-  if (S.mode !== "game" || !S.game) return;
+  if (S.mode !== "game" || !S.game || $("howto").open) return;
   const key = event.key.toLowerCase();
   if (key === "escape") { cancelDrag(); S.selected = null; S.hint = null; renderGame(); }
   else if (key === "d" && !$("btn-deal").disabled && !$("btn-deal").hidden) gameRequest("deal");
@@ -396,4 +412,5 @@ export function bindTable() {
   board.addEventListener("pointercancel", cancelDrag);
   board.addEventListener("keydown", onBoardKey);
   document.addEventListener("keydown", onGlobalKey);
+  window.addEventListener("resize", () => { if (S.mode === "game" && S.game) renderGame(); });
 }
