@@ -15,7 +15,7 @@ import { bindLobby, onCountdown, onMatchFound, onQueueTimeout, onQueued, onRoom,
 import { bindHowto } from "./howto.js";
 import { bindNotice, isBusy, notify } from "./notice.js";
 import { askProfileAgain, bindProfile, onProfile, refusedProfile } from "./profile.js";
-import { onBatch, onEvent, onHints, onSnapshot, onWinnableInfo } from "./race.js";
+import { onBatch, onEvent, onFinishInfo, onHints, onSnapshot, onWinnableInfo } from "./race.js";
 import { bindRatings, onRatingPage, refreshRatings, refusedRatings, tickRated } from "./ratings.js";
 import { askReplayAgain, bindReplay, onReplayPositions, refusedReplay } from "./replay.js";
 import { bindResults, onAnalysis, onRatingChange, onRematchOffered, onReplayLog } from "./results.js";
@@ -91,6 +91,7 @@ const HANDLERS = {
   forgotten: onForgotten,            // session.js
   analysis: onAnalysis,              // results.js
   winnable_info: onWinnableInfo,     // race.js
+  finish_info: onFinishInfo,         // race.js
   replay_log: onReplayLog,           // results.js
   rematch_offered: onRematchOffered, // results.js
   rating_change: onRatingChange,     // results.js

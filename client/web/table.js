@@ -38,6 +38,18 @@ export function moveLabel(move) {
   return `${cardLabel(move.card)} from ${typeof move.from === "string" ? move.from : `column ${move.from}`} to column ${move.to}`;
 }
 
+// Whether every card of a view is known: none face down, and no reserve left to deal.
+export function allKnown(view) {
+  const stock = view.cells && view.cells.length ? 0 : view.reserve_left;
+  return stock === 0 && view.columns.every((col) => col.every((card) => card !== null));
+}
+
+// Let the server play the rest of a winning line (key F): its moves come as the player's.
+function askFinish() {
+  if (gameRequest("finish") === null) return;
+  notify("Finishing: the solver plays the rest of a winning line…", "", 4000);
+}
+
 // Ask the solver whether the solo game can still be won (key W).
 function askWinnable() {
   const game = S.game;
@@ -123,6 +135,12 @@ export function renderGame() {
   $("btn-hint").hidden = !opts.hints;
   $("key-hint").hidden = !opts.hints;
   $("btn-hint").disabled = !playing;
+  // Finish is the solver's help: where hints are allowed (never in a rated race), once
+  // every card is known (none face down, the reserve dealt).
+  const finishAllowed = Boolean(opts.hints) && !opts.rated;
+  $("btn-finish").hidden = !finishAllowed;
+  $("key-finish").hidden = !finishAllowed;
+  $("btn-finish").disabled = !playing || !allKnown(view);
   $("btn-resign").disabled = !playing;
   if (!playing) $("confirm-resign").hidden = true;
   $("spectator-count-wrap").hidden = game.spectators === null;
@@ -392,6 +410,7 @@ function onGlobalKey(event) {
   else if (key === "u" && !$("btn-undo").disabled && !$("btn-undo").hidden) gameRequest("undo");
   else if (key === "h" && !$("btn-hint").disabled && !$("btn-hint").hidden) gameRequest("hint");
   else if (key === "w" && !$("btn-winnable").disabled && !$("btn-winnable").hidden) askWinnable();
+  else if (key === "f" && !$("btn-finish").disabled && !$("btn-finish").hidden) askFinish();
 }
 
 // Bind the game's buttons, the board's pointer and keys, and the page's game keys.
@@ -401,6 +420,7 @@ export function bindTable() {
   $("btn-undo").addEventListener("click", () => gameRequest("undo"));
   $("btn-hint").addEventListener("click", () => gameRequest("hint"));
   $("btn-winnable").addEventListener("click", askWinnable);
+  $("btn-finish").addEventListener("click", askFinish);
   $("btn-resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("btn-resign-no").focus(); });
   $("btn-resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; });
   $("btn-resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; gameRequest("resign"); });

@@ -15,6 +15,7 @@ from .conftest import PHONE, PageFactory
 from .test_race import TOP_STRIP, WINNABLE, base_url, card_move
 
 LAPTOP = {"width": 1366, "height": 800}
+FINISH_DEAL = 56  # every card is known 9 moves before the end of the solver's line
 
 
 def play_one_move(page: Page, deal: int) -> None:
@@ -177,3 +178,32 @@ def test_how_to_play_from_the_lobby_and_the_table_and_a_first_game_guide(
     expect(page.locator("#screen-game")).to_be_visible()
     expect(page.locator("#board .card").first).to_be_visible()
     expect(page.locator("#guide")).to_be_hidden()
+
+
+def test_finish_plays_the_rest_once_every_card_is_known(
+    start_node: NodeFactory, open_page: PageFactory
+) -> None:
+    node = start_node(test_deals=FINISH_DEAL)
+    page = open_page(base_url(node), "Fin")
+    page.click("#btn-solo")
+    expect(page.locator("#screen-game")).to_be_visible()
+    expect(page.locator("#btn-finish")).to_be_disabled()  # cards face down, the reserve undealt
+    expect(page.locator(".keys")).to_contain_text("F finishes", use_inner_text=True)
+    line = solve_deal("scorpion", FINISH_DEAL).moves
+    board = Board.new("scorpion", FINISH_DEAL)
+    played = 0
+    while board.face_down_left or board.stock:
+        move = line[played]
+        if move.is_deal:
+            page.click("#btn-deal")
+        else:
+            click_move(page, move)
+        board.push(move)
+        played += 1
+        expect(page.locator("#moves")).to_have_text(str(played))
+    expect(page.locator("#btn-finish")).to_be_enabled()
+    page.keyboard.press("f")
+    expect(page.locator("#result")).to_be_visible(timeout=30_000)
+    expect(page.locator("#moves")).to_have_text(str(len(line)))
+    expect(page.locator("#runs")).to_have_text("4/4")
+    expect(page.locator("#standings")).to_contain_text("finished")
