@@ -46,15 +46,24 @@ export const notServed = (msg) => msg.code === "unavailable" && !isBusy(msg);
 
 // ---------------------------------------------------------------- notices
 
+// A notice floats over the page (it moves nothing under it) and fades out when its time
+// is up: FADE_MS of fading at the end of its `ttl`.
 let noticeTimer = null;
+let fadeTimer = null;
+const FADE_MS = 600;
 
 // Show a notice (its text, then any detail) for `ttl` ms.
 export function notify(text, detail, ttl = 9000) {
   const box = $("notice");
   $("notice-text").textContent = detail && detail !== text ? `${text} ${detail}` : text;
+  box.classList.remove("fading");
   box.hidden = false;
   clearTimeout(noticeTimer);
-  noticeTimer = setTimeout(() => { box.hidden = true; }, ttl);
+  clearTimeout(fadeTimer);
+  noticeTimer = setTimeout(() => {
+    box.classList.add("fading");
+    fadeTimer = setTimeout(() => { box.hidden = true; box.classList.remove("fading"); }, FADE_MS);
+  }, Math.max(0, ttl - FADE_MS));
 }
 
 // The notice shown while requests a busy server refused are sent again. It stays until an

@@ -26,7 +26,7 @@ QUEUED            queue_cancel                                                ok
                                                                               IDLE, race_started
                                                                               -> RACING
 RACING            move, deal, undo, hint, resign, resume, solo_new,           race_ended -> IDLE
-                  solo_replay, solo_resume, winnable
+                  solo_replay, solo_resume, winnable, finish
 WATCHING          unwatch                                                     ok(unwatch),
                                                                               race_ended -> IDLE
 CLOSED            nothing                                                     (final)
@@ -150,6 +150,7 @@ ALLOWED: Final[Mapping[State, frozenset[str]]] = {
         "solo_replay",
         "solo_resume",
         "winnable",
+        "finish",
     },
     State.WATCHING: ANYWHERE | {"unwatch"},
     State.CLOSED: frozenset(),

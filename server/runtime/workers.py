@@ -36,6 +36,7 @@ from pathlib import Path
 from ..config import Config
 from .embedded import EmbeddedRedis
 from .lifeline import die_with_parent
+from .web import browser_address
 
 __all__ = [
     "RESTART_DELAY",
@@ -314,6 +315,8 @@ async def _serve(config: Config, stop: asyncio.Event) -> int:
                 f"({len(pids)} workers: pids {', '.join(map(str, pids))})",
                 flush=True,
             )
+            address = browser_address(config.host, port)
+            print(f"scorpion-server: open {address} to play in a browser", flush=True)
             log.info("listening", extra={"host": config.host, "port": port, "workers": len(pids)})
             await stopped
         else:

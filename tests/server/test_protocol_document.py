@@ -20,6 +20,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol.game import Board, card_text, move_json
+from protocol.solver import solve_deal
 from protocol.wire.codec import JSON, MSGPACK, decode_dict
 from protocol.wire.error import ErrorCode
 from protocol.wire.flow import STRIKES_BEFORE_CLOSE
@@ -32,6 +33,7 @@ pytestmark = pytest.mark.asyncio
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 DEAL = 1234567890123
+WINNABLE = 1_000_000_000_007  # the solver wins it with a 52-move line, every card known after 51
 
 
 def doc_text() -> str:
@@ -93,7 +95,8 @@ async def test_handshakes_on_another_path_or_offering_no_subprotocol_are_refused
 async def test_every_server_example_of_the_document_matches_a_real_frame_field_for_field(
     local_node: Any, open_client: Any
 ) -> None:
-    node = await local_node(test_deals=str(DEAL), spectator_tick=0.2, queue_timeout=1.0)
+    # The race and the quick match deal DEAL; Fay's solo game WINNABLE, for auto-finish.
+    node = await local_node(test_deals=f"{DEAL},{DEAL},{WINNABLE}", spectator_tick=0.2, queue_timeout=1.0)
     ann: Client = await open_client(node, "Ann")
     bob: Client = await open_client(node, "Bob", fmt=JSON)
     eve: Client = await open_client(node, "Eve")
@@ -144,7 +147,16 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     assert (await fay.request({"type": "hint", "game": solo["game"], "v": solo["v"]}))["type"] == "hints"
     answer = await fay.request({"type": "winnable", "game": solo["game"], "v": solo["v"]})
     assert answer["type"] == "winnable_info", answer
-    await fay.request({"type": "resign", "game": solo["game"], "v": solo["v"]})
+    # Every card face up and the reserve dealt: Finish plays the rest and wins the game.
+    line = solve_deal("scorpion", WINNABLE).moves
+    version = solo["v"]
+    for move in line[:-1]:
+        step = {"type": "move", "game": solo["game"], "v": version, "move": move_json(move)}
+        played = await fay.request(step)
+        assert played["type"] == "accepted", played
+        version = played["v"]
+    finished = await fay.request({"type": "finish", "game": solo["game"], "v": version})
+    assert finished["type"] == "finish_info" and finished["moves"] == 1, finished
     await fay.expect("analysis", timeout=60)
     # The daily, the boards, statistics, and forgetting a player.
     assert (await dave.request({"type": "daily_info"}))["type"] == "daily"

@@ -303,6 +303,7 @@ OVERRIDES: dict[tuple[str, str], st.SearchStrategy[Any]] = {
     ("forgotten", "removed"): st.fixed_dictionaries({"saved_games": counts, "identity": st.booleans()}),
     ("stats", "variant"): st.none() | variants,
     ("analysis", "moves"): counts,
+    ("finish_info", "moves"): counts,
     ("winnable_info", "move"): st.none() | move_maps,
     ("spectate", "racers"): tuples_of(
         st.builds(RacerBoard, player=ids, name=names, view=views, summary=summaries, status=statuses), 4
