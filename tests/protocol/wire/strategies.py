@@ -17,6 +17,7 @@ from protocol.game.variant import VARIANTS
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import (
     CLIENT_TYPES,
+    MAX_BAN_REASON,
     MAX_VERSION,
     MESSAGES,
     RACER_STATUSES,
@@ -197,6 +198,7 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "verdict": st.sampled_from(["winnable", "unwinnable", "unknown"]),
     "line": tuples_of(move_maps, 20),
     "slipped": st.none() | counts,
+    "banned": st.none() | st.text(max_size=MAX_BAN_REASON),
     "won": st.booleans(),
     "offset": counts,
     "limit": st.integers(1, 100),
