@@ -102,7 +102,9 @@ class RatingService(Service):
         (decision 15).
         """
         now = int(time.time() * 1000)
-        placings = [Placing(row["player"], int(row["rank"]), row["status"]) for row in standings]
+        placings = [
+            Placing(row["player"], int(row["rank"]), row["status"], int(row["score"])) for row in standings
+        ]
         players = [p.player for p in placings]
         names = {row["player"]: row["name"] for row in standings}
         day = time.strftime("%Y-%m-%d", time.gmtime(now / 1000))

@@ -2,8 +2,10 @@
 
 :mod:`protocol.rating.glicko2` is Glickman's system as his paper states it, with the time
 between a player's rated races passed in (no clock here). :mod:`protocol.rating.race`
-turns a finished race of 2 to 8 racers into each racer's results against the others and
-rates them all at once. ``docs/decisions/0009-ratings.md`` explains the choices.
+orders a race's standings (score, then how each racer ended, then time) and turns a
+finished race of 2 to 8 racers into each racer's results against the others, rating them
+all at once. ``docs/decisions/0009-ratings.md`` and ``0012-standings-reward-playing-on.md``
+explain the choices.
 """
 
 from .glicko2 import (
@@ -17,7 +19,7 @@ from .glicko2 import (
     age,
     rate,
 )
-from .race import ABANDONED, Placing, pair_key, pairwise_results, rate_race
+from .race import ABANDONED, Ending, Placing, ending_of, pair_key, pairwise_results, rate_race, standing_key
 
 __all__ = [
     "ABANDONED",
@@ -26,12 +28,15 @@ __all__ = [
     "DEFAULT_VOLATILITY",
     "PROVISIONAL_DEVIATION",
     "TAU",
+    "Ending",
     "Placing",
     "Rating",
     "Result",
     "age",
+    "ending_of",
     "pair_key",
     "pairwise_results",
     "rate",
     "rate_race",
+    "standing_key",
 ]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from protocol.game import Board, ReserveRule, Status, score, view_data
+from protocol.rating import standing_key
 from protocol.wire.message import (
     Accepted,
     Message,
@@ -208,8 +209,12 @@ def rank_racers(
     """Return a race's standings (best first) and when each racer finished.
 
     Scores run on the game's clock (outages left out); a racer still playing at the end
-    is scored as of ``now``, or of the time limit if that came first. Ties go to the
-    shorter time, then to who finished first.
+    is scored as of ``now``, or of the time limit if that came first. The order rewards
+    playing on (:func:`protocol.rating.standing_key`, decision 12): score, then how the
+    racer ended (finished, then stuck or still playing at the time limit, then resigned or
+    left), then the shorter time among those who finished and the longer stay among those
+    who resigned or left. Racers equal on all of these share a rank (1, 1, 3), listed by
+    who finished first, then in seat order.
     """
     limit_end = game.limit_end(now)
     rows: list[tuple[dict[str, Any], int]] = []
@@ -228,8 +233,15 @@ def rank_racers(
         }
         row.update(score=score(runs, racer.status == "finished", elapsed), status=racer.status)
         rows.append((row, finished))
-    rows.sort(key=lambda r: (-r[0]["score"], r[0]["elapsed"], r[1]))
-    standings = [{**row, "rank": rank} for rank, (row, _) in enumerate(rows, start=1)]
+
+    def place(row: dict[str, Any]) -> tuple[int, int, int]:
+        return standing_key(row["score"], row["status"], row["elapsed"])
+
+    rows.sort(key=lambda r: (place(r[0]), r[1]))
+    standings: list[dict[str, Any]] = []
+    for index, (row, _) in enumerate(rows):
+        tied = index > 0 and place(row) == place(standings[-1])
+        standings.append({**row, "rank": standings[-1]["rank"] if tied else index + 1})
     return standings, {row["player"]: finished for row, finished in rows}
 
 

@@ -162,25 +162,70 @@ def result(player: str, status: str, runs: int, finished: int | None = None) -> 
     return Result(player, player.title(), status, fields)
 
 
-def test_standings_order_by_score_then_time_then_who_finished_first() -> None:
-    game = live_game()
-    now = START + 100_000
+def test_standings_order_by_score_then_how_each_ended_then_time_or_stay() -> None:
+    # The worked example of decision 12, in a race with a ten-minute limit that ran out.
+    game = live_game(limit_ms=600_000)
+    game.roster = [(name, name.title()) for name in ("cat", "ann", "bob", "dan", "eve", "fay", "gus")]
+    now = START + 600_000
     standings, finished = rank_racers(
         game,
         [
-            result("cat", "resigned", 1, START + 40_000),  # 100 points at 40 s
+            result("cat", "resigned", 1, START + 40_000),  # 100 points, gave up at 40 s
             result("ann", "finished", 4, START + 90_000),  # 100*4 + 500 + 1200 - 90
-            result("bob", "playing", 2),  # 200 points, scored as of now
+            result("bob", "playing", 2),  # 200 points at the time limit
             result("dan", "finished", 4, START + 60_000),  # the same, 30 s sooner
-            result("eve", "resigned", 1, START + 40_000),
+            result("eve", "left", 1, START + 70_000),  # 100 points, stayed until 70 s
+            result("fay", "stuck", 2, START + 50_000),  # 200 points, no move left at 50 s
+            result("gus", "stuck", 1, START + 30_000),  # 100 points, but played it out
         ],
-        now,
+        now + 5_000,
     )
-    assert [row["player"] for row in standings] == ["dan", "ann", "bob", "cat", "eve"]
-    assert [row["score"] for row in standings] == [2040, 2010, 200, 100, 100]
-    assert [row["rank"] for row in standings] == [1, 2, 3, 4, 5]
-    assert [row["elapsed"] for row in standings] == [60, 90, 100, 40, 40]
+    assert [row["player"] for row in standings] == ["dan", "ann", "fay", "bob", "gus", "eve", "cat"]
+    assert [row["score"] for row in standings] == [2040, 2010, 200, 200, 100, 100, 100]
+    assert [row["elapsed"] for row in standings] == [60, 90, 50, 600, 30, 70, 40]
+    # Stuck and out of time on the same score are level: one rank, listed by who stopped first.
+    assert [row["rank"] for row in standings] == [1, 2, 3, 3, 5, 6, 7]
     assert finished["bob"] == now and finished["dan"] == START + 60_000
+
+
+def test_at_zero_points_the_racer_who_played_on_ranks_above_the_one_who_resigned_first() -> None:
+    game = live_game(limit_ms=10_000)
+    standings, _ = rank_racers(
+        game, [result("bob", "resigned", 0, START + 4_000), result("ann", "playing", 0)], START + 10_000
+    )
+    assert [(row["player"], row["rank"], row["elapsed"]) for row in standings] == [
+        ("ann", 1, 10),
+        ("bob", 2, 4),
+    ]
+
+
+def test_of_two_who_resigned_with_equal_scores_the_one_who_stayed_longer_ranks_higher() -> None:
+    game = live_game(limit_ms=10_000)
+    standings, _ = rank_racers(
+        game,
+        [result("bob", "resigned", 0, START + 4_000), result("ann", "resigned", 0, START + 7_000)],
+        START + 7_000,
+    )
+    assert [(row["player"], row["rank"]) for row in standings] == [("ann", 1), ("bob", 2)]
+
+
+def test_racers_level_on_score_ending_and_time_share_a_rank() -> None:
+    game = live_game()
+    game.roster = [("ann", "Ann"), ("bob", "Bob"), ("cat", "Cat")]
+    standings, _ = rank_racers(
+        game,
+        [
+            result("bob", "finished", 4, START + 80_900),  # 80 s on the clock, as for Ann
+            result("ann", "finished", 4, START + 80_200),
+            result("cat", "resigned", 0, START + 80_500),
+        ],
+        START + 81_000,
+    )
+    assert [(row["player"], row["score"], row["rank"]) for row in standings] == [
+        ("ann", 2020, 1),  # level with Bob, listed first: she finished 0.7 s sooner
+        ("bob", 2020, 1),
+        ("cat", 0, 3),
+    ]
 
 
 def test_a_racer_still_playing_is_scored_as_of_the_time_limit() -> None:

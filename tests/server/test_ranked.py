@@ -153,7 +153,7 @@ async def test_an_eight_racer_rated_race_rates_everyone_against_the_seven_others
 ) -> None:
     from protocol.rating import Placing, Rating, rate_race
 
-    first, second = start_node(), start_node()
+    first, second = start_node(race_time_limit=5), start_node(race_time_limit=5)
     racers: list[Client] = [await open_client(first if i % 2 == 0 else second, f"R{i}") for i in range(8)]
     host = racers[0]
     room = await host.request(
@@ -164,19 +164,24 @@ async def test_an_eight_racer_rated_race_rates_everyone_against_the_seven_others
         await racer.request({"type": "ready", "ready": True})
     await host.send({"type": "room_start"})
     starts = [await racer.expect("race_started", timeout=15) for racer in racers]
-    # They give up one after another: every one abandoned, so the places decide.
-    for racer, start in zip(racers, starts, strict=True):
+    # Four give up at once, four play on to the time limit, all without a point: those
+    # who played on beat those who gave up, and each four draw among themselves.
+    quitters, stayers = racers[:4], racers[4:]
+    for racer, start in zip(quitters, starts, strict=False):
         answer = await racer.request({"type": "resign", "game": start["game"], "v": start["v"]})
         assert answer["type"] == "accepted", answer
     ended = await host.expect("race_ended", timeout=15)
     standings = ended["standings"]
     assert len(standings) == 8
-    placings = [Placing(row["player"], row["rank"], row["status"]) for row in standings]
+    assert {row["player"] for row in standings[:4]} == {racer.player for racer in stayers}
+    assert [(row["rank"], row["status"], row["score"]) for row in standings[:4]] == [(1, "playing", 0)] * 4
+    assert all(row["rank"] >= 5 and row["status"] == "resigned" for row in standings[4:])
+    placings = [Placing(row["player"], row["rank"], row["status"], row["score"]) for row in standings]
     expected = rate_race({p.player: Rating() for p in placings}, placings)
     for racer in racers:
         change = await racer.expect("rating_change", game=ended["game"], timeout=15)
         got = {c["player"]: c["after"] for c in change["changes"]}
         assert got == {pid: round(r.rating) for pid, r in expected.items()}
-    best, worst = standings[0]["player"], standings[-1]["player"]
-    assert got[best] > 1500 > got[worst]
-    assert sorted(got.values(), reverse=True) == [got[row["player"]] for row in standings]
+    # Four wins and three draws from 1500: 1726; four losses and three draws: 1274.
+    assert {got[racer.player] for racer in stayers} == {1726}
+    assert {got[racer.player] for racer in quitters} == {1274}
