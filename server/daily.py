@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, ReserveRule
+from protocol.rating import Ending, ending_of
 from protocol.solver import Budget, pick_winnable
 from protocol.wire.message import deal_commitment
 
@@ -65,13 +66,31 @@ def choose_number(secret: str, date: str, variant: str) -> int:
     return chosen
 
 
-def leaderboard_key(score: int, elapsed: int, finished_ms: int, day_start_ms: int) -> float:
-    """Return the sort key of a result: score (high first), elapsed (low), finish (early).
+_TIME_BITS = 17
+_TIME_MAX = (1 << _TIME_BITS) - 1
+"""Seconds in a 17-bit field: 36 hours, past a day plus any time limit."""
 
-    Packed in 48 bits so the float a sorted set stores is exact.
+
+def leaderboard_key(score: int, status: str, elapsed: int, finished_ms: int, day_start_ms: int) -> float:
+    """Return the sort key of a daily attempt (lower ranks higher): the standings' order.
+
+    Score (high first); then how the attempt ended (finished, then stuck or at the time
+    limit, then resigned or left); then the time: the shorter for a finished attempt, the
+    longer stay for one resigned or left, none for the others; then the earlier finish.
+    Packed in 48 bits, so the float a sorted set stores is exact; the score sits above bit
+    36 as it did before the kind of ending was added, so entries stored earlier that day
+    keep their place among the scores.
     """
-    finish = max(0, min((finished_ms - day_start_ms) // 1000, (1 << 18) - 1))
-    return float(((MAX_SCORE - score) << 36) + (min(elapsed, (1 << 18) - 1) << 18) + finish)
+    ending = ending_of(status)
+    spent = min(max(elapsed, 0), _TIME_MAX)
+    if ending is Ending.FINISHED:
+        stay = spent
+    elif ending is Ending.ABANDONED:
+        stay = _TIME_MAX - spent
+    else:
+        stay = 0
+    finish = max(0, min((finished_ms - day_start_ms) // 1000, _TIME_MAX))
+    return float(((MAX_SCORE - score) << 36) + (int(ending) << 34) + (stay << _TIME_BITS) + finish)
 
 
 class DailyService:

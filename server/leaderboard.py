@@ -38,6 +38,7 @@ class Leaderboards(Service):
                     score=entry["score"],
                     elapsed=entry["elapsed"],
                     finished=entry["finished"],
+                    status=entry.get("status"),
                 )
             )
         rank = await self.store.board_rank(date, variant, player) if player else None

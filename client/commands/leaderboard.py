@@ -12,7 +12,10 @@ from ..api import ScorpionClient
 from .support.arguments import int_between
 from .support.session import add_server_options, clock_text, duration_text, run_session
 
-__all__ = ["format_page", "register"]
+__all__ = ["ENDED", "format_page", "register"]
+
+ENDED = {"finished": "finished", "stuck": "stuck", "playing": "time", "resigned": "resigned", "left": "left"}
+"""How an attempt ended, as its row says it: ``time`` for one still going at the time limit."""
 
 
 def _day(text: str) -> str:
@@ -44,19 +47,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def format_page(page: LeaderboardPage, me: str | None = None) -> str:
-    """Return a leaderboard page as a text table (the asking player's row is marked)."""
+    """Return a leaderboard page as a text table (the asking player's row is marked).
+
+    Each row says how the attempt ended (``-`` for an entry stored before that was kept):
+    at equal scores the board puts finished, then stuck or out of time, then resigned or
+    left (decision 12)."""
     count = f"{page.total} player{'s' if page.total != 1 else ''}"
     lines = [f"daily leaderboard · {page.variant} · {page.date} · {count}"]
     if not page.entries:
         lines.append("nobody is on this board" if page.total == 0 else "no entries on this page")
         return "\n".join(lines)
-    lines.append(f"{'rank':>4}  {'name':<24} {'score':>7} {'time':>6}  finished (UTC)")
+    lines.append(f"{'rank':>4}  {'name':<24} {'score':>7} {'time':>6}  {'ended':<8}  finished (UTC)")
     for entry in page.entries:
         mine = entry.player == me or (me is None and entry.rank == page.me)
         name = entry.name + (" (you)" if mine else "")
+        ended = ENDED.get(entry.status, entry.status) if entry.status else "-"
         lines.append(
             f"{entry.rank:>4}  {name[:24]:<24} {entry.score:>7} {duration_text(entry.elapsed):>6}  "
-            f"{clock_text(entry.finished, '%Y-%m-%d %H:%M')}"
+            f"{ended:<8}  {clock_text(entry.finished, '%Y-%m-%d %H:%M')}"
         )
     if page.me is not None:
         lines.append(f"your rank: {page.me} of {page.total}")

@@ -47,6 +47,10 @@ export function onDaily(msg) {
     ? `Yesterday (${prev.date}): deal ${prev.number}, salt ${prev.salt}.` : "";
 }
 
+// How each attempt on the board ended, in a word ("time": still playing at the time limit).
+// At equal scores the board puts finished, then stuck or out of time, then resigned or left.
+const ENDED = { finished: "finished", stuck: "stuck", playing: "time", resigned: "resigned", left: "left" };
+
 // `leaderboard_page`: today's top 10 for the chosen variant, with the player's rank.
 export function onLeaderboard(msg) {
   if (msg.variant !== $("variant").value) return;
@@ -58,13 +62,13 @@ export function onLeaderboard(msg) {
   }
   const table = document.createElement("table");
   table.className = "standings leaderboard";
-  table.innerHTML = "<thead><tr><th>#</th><th>Player</th><th>Score</th><th>Time</th></tr></thead>";
+  table.innerHTML = "<thead><tr><th>#</th><th>Player</th><th>Score</th><th>Time</th><th title='how the attempt ended'>Ended</th></tr></thead>";
   const body = document.createElement("tbody");
   for (const e of msg.entries) {
     const tr = document.createElement("tr");
     tr.dataset.player = e.player;
     if (e.player === S.me.player) tr.classList.add("me");
-    appendCells(tr, [e.rank, e.name, e.score, clock(e.elapsed)], 1);
+    appendCells(tr, [e.rank, e.name, e.score, clock(e.elapsed), ENDED[e.status] || e.status || ""], 1);
     body.append(tr);
   }
   table.append(body);

@@ -65,7 +65,8 @@ class DailyStart(Request, tag="daily_start", frozen=True, kw_only=True):
 
 
 class LeaderboardEntry(Record, frozen=True, kw_only=True):
-    """One line of a daily leaderboard."""
+    """One line of a daily leaderboard: ``status`` tells how the attempt ended (absent on
+    entries stored before it was recorded)."""
 
     rank: Annotated[int, Meta(ge=1, le=MAX_VERSION)]
     player: Id
@@ -73,6 +74,7 @@ class LeaderboardEntry(Record, frozen=True, kw_only=True):
     score: Annotated[int, Meta(ge=0, le=10**6)]
     elapsed: Count
     finished: Epoch
+    status: RacerStatus | None = None
 
 
 class Leaderboard(Request, tag="leaderboard", frozen=True, kw_only=True):

@@ -85,13 +85,16 @@ class Results(Service):
                 keep = self.daily.keep_ms
                 await self.store.finish_daily_attempt(game.daily, game.variant, player, keep)
                 day_start = self.daily.bounds(game.daily)[0]
-                key = leaderboard_key(row["score"], row["elapsed"], finished[player], day_start)
+                key = leaderboard_key(
+                    row["score"], row["status"], row["elapsed"], finished[player], day_start
+                )
                 entry = json.dumps(
                     {
                         "name": row["name"],
                         "score": row["score"],
                         "elapsed": row["elapsed"],
                         "finished": finished[player],
+                        "status": row["status"],
                     }
                 )
                 await self.store.submit_score(game.daily, game.variant, player, key, entry, keep)

@@ -164,8 +164,8 @@ async def test_leaderboard_stats_daily_replay_and_forget_me_print_the_servers_an
     code, out, _ = await run_cli(capsys, "leaderboard", "--server", url)
     lines = out.splitlines()
     assert code == 0 and lines[0] == f"daily leaderboard · scorpion · {day} · 1 player"
-    assert lines[1].split() == ["rank", "name", "score", "time", "finished", "(UTC)"]
-    assert re.fullmatch(rf"   1  Ann \(you\) +0 +0:\d\d  {day} \d\d:\d\d", lines[2]), lines[2]
+    assert lines[1].split() == ["rank", "name", "score", "time", "ended", "finished", "(UTC)"]
+    assert re.fullmatch(rf"   1  Ann \(you\) +0 +0:\d\d  resigned  {day} \d\d:\d\d", lines[2]), lines[2]
     assert lines[3:] == ["your rank: 1 of 1"]
     code, out, _ = await run_cli(capsys, "leaderboard", "--server", url, "--around-me", "--limit", "5")
     assert code == 0 and "Ann (you)" in out and out.splitlines()[-1] == "your rank: 1 of 1"

@@ -19,7 +19,7 @@ from tests.conftest import ClusterServer
 # against the cluster: this module's ``redis_url`` fixture replaces the plain server's.
 from tests.server.test_daily import (  # noqa: F401
     test_forget_me_removes_saved_games_statistics_leaderboard_entries_and_identity,
-    test_leaderboard_ranks_by_score_then_time_then_earlier_finish_with_pages_and_around_me,
+    test_leaderboard_ranks_by_score_then_ending_then_time_or_stay_then_earlier_finish,
     test_one_ranked_attempt_a_second_is_refused_then_practice_is_allowed,
     test_statistics_count_games_wins_scores_and_streaks_per_variant,
 )

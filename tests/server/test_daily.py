@@ -125,7 +125,7 @@ async def test_an_attempt_that_straddles_midnight_belongs_to_the_day_it_started(
     assert fresh["type"] == "race_started" and fresh["daily"] == new["date"]
 
 
-async def test_leaderboard_ranks_by_score_then_time_then_earlier_finish_with_pages_and_around_me(
+async def test_leaderboard_ranks_by_score_then_ending_then_time_or_stay_then_earlier_finish(
     local_node: Any, open_client: Any, redis_url: str
 ) -> None:
     node = await local_node()
@@ -133,27 +133,45 @@ async def test_leaderboard_ranks_by_score_then_time_then_earlier_finish_with_pag
     day = today(node)
     day_start = int(dt.datetime.fromisoformat(day).replace(tzinfo=dt.UTC).timestamp() * 1000)
     store = Store(redis_url)
-    rows = [  # player, score, elapsed, finished offset (s)
-        ("p3", 1500, 400, 500),
-        ("p1", 1500, 300, 900),
-        ("p2", 1500, 300, 800),
-        ("p4", 300, 100, 100),
-        (ann.player, 900, 50, 60),
-        ("p5", 0, 10, 20),
+    rows = [  # player, score, how it ended, elapsed, finished offset (s)
+        ("p3", 1500, "finished", 400, 500),
+        ("p1", 1500, "finished", 300, 900),
+        ("p2", 1500, "finished", 300, 800),
+        ("p6", 300, "resigned", 200, 300),
+        ("p4", 300, "stuck", 100, 100),
+        (ann.player, 900, "finished", 1400, 1460),
+        ("p7", 300, "left", 500, 600),
+        ("p8", 300, "playing", 1800, 1900),
     ]
-    for pid, points, elapsed, offset in rows:
+    for pid, points, status, elapsed, offset in rows:
         finished = day_start + offset * 1000
-        entry = json.dumps({"name": pid.upper(), "score": points, "elapsed": elapsed, "finished": finished})
-        key = leaderboard_key(points, elapsed, finished, day_start)
-        assert await store.submit_score(day, "scorpion", pid, key, entry, 86_400_000)
+        fields = {"name": pid.upper(), "score": points, "elapsed": elapsed, "finished": finished}
+        fields["status"] = status
+        key = leaderboard_key(points, status, elapsed, finished, day_start)
+        assert await store.submit_score(day, "scorpion", pid, key, json.dumps(fields), 86_400_000)
+    # An entry stored before attempts recorded how they ended, on the key of that time.
+    old = {"name": "P5", "score": 0, "elapsed": 10, "finished": day_start + 20_000}
+    old_key = float(((4 * 100 + 500 + 1200) << 36) + (10 << 18) + 20)
+    assert await store.submit_score(day, "scorpion", "p5", old_key, json.dumps(old), 86_400_000)
     assert not await store.submit_score(day, "scorpion", "p1", 0.0, "{}", 86_400_000)
     await store.close()
     top = await ann.request({"type": "leaderboard", "limit": 3})
     assert [e["player"] for e in top["entries"]] == ["p2", "p1", "p3"]
     assert [e["rank"] for e in top["entries"]] == [1, 2, 3]
-    assert top["total"] == 6 and top["me"] == 4
+    assert top["total"] == 9 and top["me"] == 4
     page = await ann.request({"type": "leaderboard", "offset": 3, "limit": 3})
-    assert [e["player"] for e in page["entries"]] == [ann.player, "p4", "p5"]
+    assert [e["player"] for e in page["entries"]] == [ann.player, "p4", "p8"]
+    # At 300 points: stuck and out of time level (the earlier finish first), ahead of those
+    # who left or resigned, the longer stay first; then the old entry, without a status.
+    rest = await ann.request({"type": "leaderboard", "offset": 6, "limit": 10})
+    assert [(e["player"], e.get("status")) for e in page["entries"] + rest["entries"]] == [
+        (ann.player, "finished"),
+        ("p4", "stuck"),
+        ("p8", "playing"),
+        ("p7", "left"),
+        ("p6", "resigned"),
+        ("p5", None),
+    ]
     around = await ann.request({"type": "around_me", "radius": 1})
     assert [e["rank"] for e in around["entries"]] == [3, 4, 5]
     assert around["entries"][1]["player"] == ann.player and around["me"] == 4

@@ -285,6 +285,7 @@ def test_solo_game_replay_daily_leaderboard_and_stats(
     expect(dana.locator("#btn-daily")).to_be_disabled()
     expect(dana.locator("#btn-practice")).to_be_visible()
     expect(dana.locator("#leaderboard tr.me")).to_contain_text("Dana")
+    expect(dana.locator("#leaderboard tr.me td").last).to_have_text("resigned")
     expect(dana.locator("#stats tr[data-variant='scorpion']")).to_be_visible()
     dana.screenshot(path=str(artifacts / "lobby-after-daily-phone.png"), full_page=True)
 
