@@ -178,7 +178,13 @@ async def ratings(redis_url: str, races: int) -> None:
                 players = [f"r{size}-{race % 50}-{i}" for i in range(size)]
                 game: Any = SimpleNamespace(game_id=f"G{size}x{race}", variant=VARIANT)
                 standings = [
-                    {"player": p, "name": p, "rank": rank, "status": "finished" if rank == 1 else "stuck"}
+                    {
+                        "player": p,
+                        "name": p,
+                        "rank": rank,
+                        "status": "finished" if rank == 1 else "stuck",
+                        "score": 1700 if rank == 1 else 100 * (size - rank),
+                    }
                     for rank, p in enumerate(players, start=1)
                 ]
                 began = time.perf_counter()

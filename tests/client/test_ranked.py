@@ -16,17 +16,33 @@ from client.identity import TokenStore
 from client.tui import ScorpionApp
 from client.tui.render import render_standings
 from protocol.game import Board, move_from_json, player_view
+from protocol.solver import Budget, solve_deal
 from protocol.wire.message import MatchFound, RaceStarted, RatingChange
 from tests.client.conftest import ClientFactory, NodeFactory, racing, start_race
 from tests.client.test_cli import run_cli
 from tests.client.test_tui import until
 
+WINNABLE = 1_000_000_000_007
+"""A deal the solver wins at once; its line finishes the first run at its 46th move."""
+
+
+async def play_to_the_first_run(client: ScorpionClient) -> None:
+    """Play the solver's line of WINNABLE until the first King-to-Ace run is finished."""
+    board = Board.new("scorpion", WINNABLE)
+    for move in solve_deal("scorpion", WINNABLE, budget=Budget(nodes=50_000)).moves:
+        await (client.deal() if move.is_deal else client.move(move))
+        board.push(move)
+        if board.runs:
+            return
+    raise AssertionError("the line finished no run")
+
 
 async def rated_quick_match(
     start_node: NodeFactory, make_client: ClientFactory, **ann_options: Any
 ) -> tuple[ScorpionClient, ScorpionClient, str]:
-    """Match Ann and Bob (on two nodes) in the rated queue; Bob resigns, then Ann does."""
-    first, second = start_node(test_deals="1234567890123"), start_node()
+    """Match Ann and Bob (on two nodes) in the rated queue on WINNABLE; Bob resigns at 0
+    points, Ann plays on to her first finished run (100 points), then resigns: Ann wins."""
+    first, second = start_node(test_deals=str(WINNABLE)), start_node()
     ann = await make_client(first, "Ann", **ann_options)
     bob = await make_client(second, "Bob")
     queued = await ann.queue_join("scorpion")
@@ -39,10 +55,8 @@ async def rated_quick_match(
     assert started.options.rated
     if bob.race is None or bob.race.game != started.game:
         await bob.wait_for(RaceStarted, timeout=10, game=started.game)
-    board = Board.new("scorpion", 1234567890123)
-    move = next(m for m in board.legal_moves() if not m.is_deal)
-    await ann.move(move)  # Ann plays on and is still playing when Bob gives up
     await bob.resign()
+    await play_to_the_first_run(ann)
     await ann.resign()
     await ann.race_ended(started.game, timeout=10)
     return ann, bob, started.game
@@ -143,11 +157,12 @@ async def test_replay_positions_step_through_a_racers_board(
 ) -> None:
     ann, _bob, game = await rated_quick_match(start_node, make_client)
     positions = await ann.replay_positions(game, ann.player)
-    board = Board.new("scorpion", 1234567890123)
+    board = Board.new("scorpion", WINNABLE)
     assert positions.views[0] == player_view(board).as_dict()
-    assert len(positions.moves) == 1 == len(positions.views) - 1
-    board.push(move_from_json(positions.moves[0]))
-    assert positions.views[1] == player_view(board).as_dict()
+    assert len(positions.moves) == 46 == len(positions.views) - 1  # up to Ann's first run
+    for move, view in zip(positions.moves, positions.views[1:], strict=True):
+        board.push(move_from_json(move))
+        assert view == player_view(board).as_dict()
 
 
 async def test_the_profile_command_prints_ratings_statistics_and_recent_games_with_their_ids(
@@ -236,7 +251,7 @@ async def test_the_profile_and_ratings_commands_print_the_servers_answers(
         "scorpion",
         "race",
         f"{ann_rank}/2",
-        "0",
+        "100",  # Ann's first run
         "resigned",
         "rated",
         f"{mine.after - mine.before:+d}",
@@ -311,15 +326,17 @@ def test_the_ratings_options_are_checked_before_connecting(capsys: pytest.Captur
 async def test_a_friends_room_opts_in_to_rating_and_both_racers_are_rated(
     start_node: NodeFactory, make_client: ClientFactory
 ) -> None:
-    node = start_node(test_deals="1234567890123")
+    node = start_node(test_deals=str(WINNABLE))
     ann = await make_client(node, "Ann")
     bob = await make_client(node, "Bob")
     game = await start_race(ann, bob, rated=True)
     assert ann.race is not None and ann.race.options.rated
     await ann.resign()
+    await play_to_the_first_run(bob)
     await bob.resign()
     ended = await bob.race_ended(game, timeout=10)
-    winner, loser = (s.name for s in ended.standings)  # equal scores: the tie-break decides
+    winner, loser = (s.name for s in ended.standings)
+    assert (winner, loser) == ("Bob", "Ann")  # 100 points against 0
     change = await bob.rating_change(game, timeout=10)
     assert (await ann.rating_change(game, timeout=10)) == change
     assert ann.rating_changes[game] == change
@@ -372,7 +389,7 @@ async def test_the_terminal_client_marks_the_rated_race_shows_the_changes_and_th
             "scorpion",
             "race",
             f"{1 if mine.after > 1500 else 2}/2",
-            "0",
+            "100",  # Ann's first run
             f"{mine.after - 1500:+d}",
         ]
         assert "Rated race over" not in shown and app.note.startswith("your profile")
