@@ -49,6 +49,12 @@ key                             type    what it holds
 ``mm:{VARIANT}:left``           zset    players who left the queue, by when (ms)
 ``mm:{VARIANT}:first``          hash    player -> when their wait began (kept 60 s)
 ``mm:{VARIANT}:lead``           string  the node forming the variant's matches (a lease)
+``ch:{CODE}``                   hash    a challenge: variant, rule, number, options,
+                                        owner, source game, created, expires
+``ch:{CODE}:ghosts``            list    its recorded runs (JSON: name, result, timed
+                                        actions); all three keys expire with it
+``ch:{CODE}:board``             hash    taker -> their best result (JSON)
+``chs:{PLAYER}``                zset    the player's challenges: code -> expiry (ms)
 ==============================  ======  ==============================================
 
 Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
@@ -64,6 +70,7 @@ two nodes (or two tabs) sending the same move apply it exactly once.
 
 from __future__ import annotations
 
+from .challenges import ChallengeStore
 from .connection import NotSent, Subscriber
 from .daily import DailyStore
 from .health import Outage, StoreHealth
@@ -74,6 +81,7 @@ from .keys import (
     game_channel,
     game_event,
     game_of_channel,
+    is_ghost,
     live_change,
     player_channel,
     player_of_channel,
@@ -113,11 +121,12 @@ __all__ = [
     "game_channel",
     "game_event",
     "game_of_channel",
+    "is_ghost",
     "live_change",
     "player_channel",
     "player_of_channel",
 ]
 
 
-class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore):
-    """Game-level operations over one Redis connection pool, in five parts by aggregate."""
+class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore, ChallengeStore):
+    """Game-level operations over one Redis connection pool, in six parts by aggregate."""
