@@ -9,8 +9,7 @@ taker (a summary and a status, never a card), ``spectate_event`` to spectators (
 :mod:`server.game.fairness` says). Once the taker's part is over, the ghosts' remaining
 actions are committed at once and the race ends as a race does.
 
-:func:`record_run` and :class:`GhostPacer` are pure; the driver's clock and sleep are given
-to it (the tests give a clock of their own).
+:func:`record_run` and :class:`GhostPacer` are pure; the driver's clock is given to it.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,7 +106,6 @@ class GhostDriver:
         ghosts: list[dict[str, Any]],
         *,
         clock: Callable[[], int] = now_ms,
-        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         on_late: Callable[[int], None] | None = None,
     ) -> None:
         self.race = race
@@ -115,7 +113,6 @@ class GhostDriver:
         self.taker = taker
         self.pacer = GhostPacer(ghosts)
         self.clock = clock
-        self.sleep = sleep
         self.on_late = on_late
         self.wake = asyncio.Event()
         self.boards: dict[int, Board] = {}
@@ -132,22 +129,28 @@ class GhostDriver:
         while not game.ended:
             taker_done = game.status.get(self.taker) in DONE
             next_at = self.pacer.next_at()
-            if next_at is None:
+            if next_at is None and taker_done:
                 break
             if not taker_done:
-                wait_ms = game.start + next_at - self.clock()
+                # Every ghost has played its run (one still playing at its recorded end stays
+                # so): wait for the taker.
+                wait_ms = 1000 if next_at is None else game.start + next_at - self.clock()
                 if wait_ms > 0:
-                    self.wake.clear()
-                    # At most a second: the taker may end their part on another node.
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self.wake.wait(), min(wait_ms, 1000) / 1000)
+                    await self._sleep_or_wake(wait_ms)
                     continue
             elapsed = None if taker_done else self.clock() - game.start
             for index, action in self.pacer.due(elapsed):
                 if not await self._commit(game, index, action, late=not taker_done):
                     return
-        if not game.ended and game.status.get(self.taker) in DONE:
+        if not game.ended:
             await self.race.end_race(self.game_id)  # a ghost still playing at its recorded end
+
+    async def _sleep_or_wake(self, wait_ms: int) -> None:
+        """Wait ``wait_ms``, at most a second (the taker may end their part on another node,
+        whose event this node's copy of the game takes in without waking the driver)."""
+        self.wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wake.wait(), min(wait_ms, 1000) / 1000)
 
     async def _commit(self, game: LiveGame, index: int, action: list[Any], *, late: bool) -> bool:
         offset, kind, verb, move, summary, status = action

@@ -93,7 +93,7 @@ async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
     node2 = start_node(test_deals=str(DEAL), challenge_ttl=600)
     ann: Client = await open_client(node1, "Ann")
     bob: Client = await open_client(node1, "Bob")
-    _, start, bob_start = await start_race(ann, bob, {"undo": True})
+    _, start, bob_start = await start_race(ann, bob, {"rated": True})
     game = start["game"]
     board = Board.new("scorpion", DEAL)
     v = start["v"]
@@ -107,12 +107,15 @@ async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
     await ann.request({"type": "resign", "game": game, "v": v})
     await bob.request({"type": "resign", "game": game, "v": bob_start["v"]})
     await ann.expect("race_ended")
+    await ann.expect("rating_change")
+    rated_before = (await ann.request({"type": "profile"}))["ratings"]
+    assert rated_before and rated_before[0]["games"] == 1
     refused = await bob.request({"type": "challenge_create", "game": "nosuchgame"})
     assert refused["code"] == "no_such_game"
     made = await ann.request({"type": "challenge_create", "game": game})
     assert made["type"] == "challenge", made
     assert [g["name"] for g in made["ghosts"]] == ["Ann", "Bob"]
-    assert made["ghosts"][0]["moves"] == 4 and made["options"]["rated"] is False
+    assert made["ghosts"][0]["moves"] == 4 and made["options"]["rated"] is False  # a rated race's deal, unrated
     code = made["code"]
 
     # Carl takes it on the other node; Eve watches there.
@@ -171,9 +174,8 @@ async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
     assert listed["entries"][0]["game"] == taken_game
     mine_list = await ann.request({"type": "challenge_list"})
     assert [c["code"] for c in mine_list["challenges"]] == [code]
-    for client in (ann, carl):
-        profile = await client.request({"type": "profile"})
-        assert profile["ratings"] == [], profile
+    assert (await ann.request({"type": "profile"}))["ratings"] == rated_before
+    assert (await carl.request({"type": "profile"}))["ratings"] == []
     # Passing it on: Carl's run added as a third ghost.
     passed = await carl.request({"type": "challenge_create", "game": taken_game})
     assert [g["name"] for g in passed["ghosts"]] == ["Ann", "Bob", "Carl"]
