@@ -115,7 +115,8 @@ async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
     made = await ann.request({"type": "challenge_create", "game": game})
     assert made["type"] == "challenge", made
     assert [g["name"] for g in made["ghosts"]] == ["Ann", "Bob"]
-    assert made["ghosts"][0]["moves"] == 4 and made["options"]["rated"] is False  # a rated race's deal, unrated
+    # A rated race's deal, made an unrated challenge.
+    assert made["ghosts"][0]["moves"] == 4 and made["options"]["rated"] is False
     code = made["code"]
 
     # Carl takes it on the other node; Eve watches there.
