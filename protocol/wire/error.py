@@ -78,6 +78,9 @@ class ErrorCode(StrEnum):
     """No challenge has this code (never made, or expired)."""
     DAILY_ALREADY_PLAYED = "daily_already_played"
     """The player has already started today's daily deal."""
+    BANNED = "banned"
+    """The player is banned from ranked play (rated races, the daily's ranked attempt); the
+    message says why. Unrated play is still open to them."""
     UNAVAILABLE = "unavailable"
     """The feature is reserved for a later version, the server is shutting down, or its
     storage cannot be reached just now (then the error carries ``retry_after_ms``). A

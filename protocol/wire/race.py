@@ -15,6 +15,7 @@ from ..game.move import Move
 from .base import Message, Reply, Request
 from .error import ErrorCode
 from .fields import (
+    MAX_BAN_REASON,
     MAX_LIST,
     MAX_NAME,
     MAX_PLAYERS,
@@ -67,6 +68,8 @@ class Welcome(Reply, tag="welcome", frozen=True, kw_only=True):
     protocol: Annotated[int, Meta(ge=1, le=1000)] = _kept(1)
     now: Epoch
     games: Annotated[tuple[Id, ...], Meta(max_length=16)] = _kept(())
+    banned: Annotated[str, Meta(max_length=MAX_BAN_REASON)] | None = None
+    """The reason the player is banned from ranked play; absent when they are not."""
 
 
 class Ping(Request, tag="ping", frozen=True, kw_only=True):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 from protocol.wire import message as m
+from protocol.wire.error import ErrorCode, ProtocolError
 
 from ..node import Node
 from ..session import Session
@@ -28,14 +32,30 @@ async def on_challenge_new(node: Node, session: Session, message: m.ChallengeNew
     await node.challenges.start_new(session, message)
 
 
+T = TypeVar("T")
+
+
+async def by_code(node: Node, session: Session, call: Callable[[], Awaitable[T]]) -> T:
+    """Await ``call``, a request by challenge code, counted as room codes are: a code that
+    names no challenge counts against the client's address (``room_code``), and past the
+    limit every code is refused for a while, so that codes cannot be found by guessing."""
+    await node.limits.check(session.address, "room_code")
+    try:
+        return await call()
+    except ProtocolError as exc:
+        if exc.code is ErrorCode.NO_SUCH_CHALLENGE:
+            await node.limits.take(session.address, "room_code")
+        raise
+
+
 async def on_challenge_take(node: Node, session: Session, message: m.ChallengeTake) -> None:
     """Race a challenge's ghosts on its deal."""
-    await node.challenges.take(session, message)
+    await by_code(node, session, lambda: node.challenges.take(session, message))
 
 
 async def on_challenge_board(node: Node, session: Session, message: m.ChallengeBoard) -> None:
     """Send a challenge's ghosts and its takers' results."""
-    session.send(await node.challenges.board(message.code, message.ref))
+    session.send(await by_code(node, session, lambda: node.challenges.board(message.code, message.ref)))
 
 
 async def on_challenge_list(node: Node, session: Session, message: m.ChallengeList) -> None:

@@ -20,6 +20,8 @@ __all__ = ["on_forget_me", "on_hello", "on_ping", "on_stats"]
 async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
     """Name the connection's player: a new one, or the one a token stands for.
 
+    New players are limited per client address (``guest``: ``rate_limited`` past it).
+
     A player is kept ``guest_retention`` after their last hello: a new one's keys get that
     expiry, a returning one's are renewed here, once a connection (hello is its first
     message only), and again when their last connection closes (``Presence.leave``).
@@ -37,6 +39,7 @@ async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
             await node.store.rename_player(player, message.name)
         await node.store.keep_player(player, retention, list(VARIANTS))
     else:
+        await node.limits.take(session.address, "guest")
         player, token = await node.store.create_player(message.name, now_ms(), retention)
     session.player, session.name = player, message.name
     await node.presence.arrive(session, player)
@@ -46,8 +49,18 @@ async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
         game = await node.race.load(places["game"])
         if game is not None and not game.ended:
             games = (game.game_id,)
+    ban = await node.store.banned(player)
+    banned = str(ban.get("reason") or "no reason given")[: m.MAX_BAN_REASON] if ban is not None else None
     session.send(
-        m.Welcome(player=player, token=token, name=message.name, now=now_ms(), games=games, ref=message.ref)
+        m.Welcome(
+            player=player,
+            token=token,
+            name=message.name,
+            now=now_ms(),
+            games=games,
+            banned=banned,
+            ref=message.ref,
+        )
     )
 
 

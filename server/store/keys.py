@@ -23,6 +23,7 @@ __all__ = [
     "game_of_channel",
     "is_ghost",
     "is_shard_channel",
+    "limit_key",
     "live_change",
     "player_channel",
     "player_of_channel",
@@ -67,6 +68,11 @@ GHOST_PREFIX = "ghost-"
 def is_ghost(player_id: str) -> bool:
     """Tell whether a racer of a game is a recorded run (no player, no place, no statistics)."""
     return player_id.startswith(GHOST_PREFIX)
+
+
+def limit_key(kind: str, subject: str, part: str = "") -> str:
+    """Return the key of one abuse limit (``guest``, ``room_code``...) of one address."""
+    return f"limit:{{{kind}:{subject}}}:{part}" if part else f"limit:{{{kind}:{subject}}}"
 
 
 def board_key(date: str, variant: str) -> str:

@@ -60,19 +60,6 @@ class PlayerStore(StoreBase):
         keys += [rating_key(player_id, part) for part in ("", "games", "delta")]
         return keys
 
-    async def _expire_with_player(self, player_id: str, keys: Sequence[str]) -> None:
-        """Give keys just written for a player the expiry their ``player:ID`` has (none if it
-        has none), so that they go with it."""
-        ttl_ms = int(await self.redis.pttl(f"player:{player_id}"))
-        if ttl_ms > 0:
-            await self._pexpire_each(keys, ttl_ms)
-
-    async def _pexpire_each(self, keys: Sequence[str], ttl_ms: int) -> None:
-        async with self.redis.pipeline(transaction=False) as pipe:  # keys of many slots
-            for key in keys:
-                pipe.pexpire(key, ttl_ms)
-            await pipe.execute()
-
     async def player_by_token(self, token: str) -> tuple[str, str] | None:
         """Return the id and name of the player holding ``token``, or ``None``."""
         player_id = as_text_or_none(await self.redis.get(token_key(token)))
@@ -266,6 +253,9 @@ class PlayerStore(StoreBase):
         removed["names_in_finished_games"] = renamed
         keys = [f"player:{player_id}", f"saved:{player_id}", f"boards:{player_id}", f"results:{player_id}"]
         keys.append(f"online:{player_id}")
+        # Their analysed ranked games go too (a ban, keyed by the same id, is kept).
+        keys += [f"fp:{{{player_id}}}:{part}" for part in ("games", "races", "refunds")]
+        await self.redis.zrem("fp:review", player_id)
         if record.get("token"):
             keys.append(record["token"])
         await self._delete_each(keys)
