@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import random
 import resource
@@ -277,10 +278,10 @@ def summarize(floors: list[Round], rounds: dict[str, list[Round]]) -> None:
         f"Redis {median_cpu[1]:.0f} us, clients {median_cpu[2]:.0f} us (medians)"
     )
     for name, runs in rounds.items():
-        throughput = [r.rate / f.rate for r, f in zip(runs, floors, strict=True)]
-        p99 = [r.p99 / f.p99 for r, f in zip(runs, floors, strict=True)]
+        throughput = [ratio(r.rate, f.rate) for r, f in zip(runs, floors, strict=True)]
+        p99 = [ratio(r.p99, f.p99) for r, f in zip(runs, floors, strict=True)]
         server = [r.cpu_us[0] - f.cpu_us[0] for r, f in zip(runs, floors, strict=True)]
-        redis = [r.cpu_us[1] / f.cpu_us[1] for r, f in zip(runs, floors, strict=True)]
+        redis = [ratio(r.cpu_us[1], f.cpu_us[1]) for r, f in zip(runs, floors, strict=True)]
         print(
             f"server on {name}: CPU per move server {statistics.median(r.cpu_us[0] for r in runs):.0f} us "
             f"(the floor's + {spread(server, 0)} us, goal <= +30), "
@@ -290,6 +291,12 @@ def summarize(floors: list[Round], rounds: dict[str, list[Round]]) -> None:
             f"server on {name}: median of {len(runs)} rounds: throughput {spread(throughput)}x the floor "
             f"(goal >= 1.0), p99 {spread(p99)}x the floor's (goal <= 1.5)"
         )
+
+
+def ratio(value: float, floor: float) -> float:
+    """Return ``value`` over the floor's; NaN where the floor measured nothing (a short run's
+    Redis CPU can round to 0)."""
+    return value / floor if floor > 0 else math.nan
 
 
 def server_setups(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

@@ -38,8 +38,17 @@ from protocol.wire.message import (
     Analyze,
     AroundMe,
     Batch,
+    Challenge,
+    ChallengeBoard,
+    ChallengeBoardInfo,
+    ChallengeCreate,
+    ChallengeList,
+    ChallengeListInfo,
+    ChallengeNew,
+    ChallengeTake,
     Countdown,
     Daily,
+    DailyGhost,
     DailyInfo,
     DailyStart,
     DealReserve,
@@ -103,7 +112,7 @@ from .connection import Connection
 from .errors import ClientError, IllegalLocally, ServerError
 from .state import RaceState, final_line
 
-__all__ = ["JSON", "MSGPACK", "ScorpionClient", "room_link"]
+__all__ = ["JSON", "MSGPACK", "ScorpionClient", "challenge_link", "room_link"]
 
 
 def room_link(server: str, code: str) -> str:
@@ -111,6 +120,13 @@ def room_link(server: str, code: str) -> str:
     parts = urlsplit(server)
     scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
     return urlunsplit((scheme, parts.netloc, "/", f"room={code}", ""))
+
+
+def challenge_link(server: str, code: str) -> str:
+    """Return the browser link of a challenge on ``server``: it opens the challenge's board."""
+    parts = urlsplit(server)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return urlunsplit((scheme, parts.netloc, "/", f"challenge={code}", ""))
 
 
 class ScorpionClient(Connection):
@@ -385,6 +401,45 @@ class ScorpionClient(Connection):
         ``not_allowed`` for practice before the ranked attempt is over.
         """
         return await self._typed(DailyStart(variant=variant, practice=practice), RaceStarted)
+
+    async def daily_ghost(self, variant: str = "scorpion", player: str | None = None) -> RaceStarted:
+        """Practise today's deal against a board player's run (the leader's without ``player``).
+
+        Raises ``ServerError`` ``not_allowed`` before this player's ranked attempt is over.
+        """
+        return await self._typed(DailyGhost(variant=variant, player=player), RaceStarted)
+
+    # -- challenges ---------------------------------------------------------------------------
+
+    async def challenge_create(self, game: str | None = None) -> Challenge:
+        """Make a challenge of one of this player's finished games (default: the last one)."""
+        if game is None:
+            game, _ = self._game(None, None)
+        return await self._typed(ChallengeCreate(game=game), Challenge)
+
+    async def challenge_new(
+        self,
+        variant: str = "scorpion",
+        reserve_rule: str = "any-time",
+        *,
+        undo: bool = True,
+        hints: bool = True,
+    ) -> RaceStarted:
+        """Play a fresh deal first; the server sends ``challenge`` (an event) when it ends."""
+        message = ChallengeNew(variant=variant, reserve_rule=reserve_rule, undo=undo, hints=hints)
+        return await self._typed(message, RaceStarted)
+
+    async def challenge_take(self, code: str) -> RaceStarted:
+        """Race a challenge's ghosts; their progress comes as a live rival's does."""
+        return await self._typed(ChallengeTake(code=code.upper()), RaceStarted)
+
+    async def challenge_board(self, code: str) -> ChallengeBoardInfo:
+        """Return a challenge's ghosts and its takers' results."""
+        return await self._typed(ChallengeBoard(code=code.upper()), ChallengeBoardInfo)
+
+    async def challenge_list(self) -> ChallengeListInfo:
+        """Return this player's challenges, each with its board."""
+        return await self._typed(ChallengeList(), ChallengeListInfo)
 
     async def leaderboard(
         self,

@@ -59,6 +59,7 @@ class Config:
     close_timeout: float = 2.0
     finished_game_ttl: float = 7 * 24 * 3600.0
     room_ttl: float = 3600.0
+    challenge_ttl: float = 7 * 24 * 3600.0
     guest_retention: float = 30 * 24 * 3600.0
     leaderboard_days: int = 30
     spectator_tick: float = 2.0
@@ -118,6 +119,7 @@ _HELP = {
     "close_timeout": "seconds to wait for a client's closing handshake before dropping it",
     "finished_game_ttl": "seconds finished games are kept for replays",
     "room_ttl": "seconds an idle room is kept",
+    "challenge_ttl": "seconds a challenge (its deal, ghosts and board) is kept after it is made",
     "guest_retention": (
         "seconds a player's identity, token, statistics, saved games and results are kept after "
         "their last visit (each hello and each last disconnect renews them)"

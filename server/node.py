@@ -10,6 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .challenges import ChallengeService
 from .daily import DailyService
 from .fairplay import FairPlay
 from .game.feed import GameFeed
@@ -56,10 +57,11 @@ class Node(Service):
         """Forms rated matches; the node's start says how a match is started (``on_match``)."""
         self.fairplay = FairPlay(plumbing, self.solver)
         self.results = Results(plumbing, self.daily, self.solver, self.ratings, self.fairplay)
+        self.challenges = ChallengeService(plumbing, self.race, self.feed, self.daily)
         self.race.listen(
             on_game_loaded=self.feed.game_loaded,
-            on_race_done=self.results.race_done,
-            on_event=self.feed.local_event,
+            on_race_done=self._race_done,
+            on_event=self._local_event,
         )
         self.presence = Presence(plumbing, self.race, self.feed)
         self.leaderboards = Leaderboards(plumbing)
@@ -70,6 +72,16 @@ class Node(Service):
             log.warning(
                 "using fixed test deals: never do this in production", extra={"deals": config.test_deals}
             )
+
+    async def _race_done(
+        self, game: LiveGame, standings: list[dict[str, Any]], finished: dict[str, int]
+    ) -> None:
+        await self.results.race_done(game, standings, finished)
+        await self.challenges.race_done(game, standings, finished)
+
+    def _local_event(self, game_id: str, version: int, event: dict[str, Any]) -> None:
+        self.feed.local_event(game_id, version, event)
+        self.challenges.game_event(game_id, event)
 
     def spawn(self, coro: Awaitable[Any]) -> Any:
         """Run a background task the node keeps track of (and cancels at shutdown)."""

@@ -24,6 +24,7 @@ from protocol.wire.message import (
     RatingDelta,
     RematchOffered,
     RoomState,
+    from_dict,
 )
 
 from .game.feed import GameFeed
@@ -215,6 +216,8 @@ class Presence(Service):
             session.send(RatingChange(game=notice["game"], variant=notice["variant"], changes=changes))
         elif kind == "analysis":
             session.send(Analysis(game=notice["game"], player=session.player or "", **notice["analysis"]))
+        elif kind == "message":  # a message made whole by the sender (challenges)
+            session.send(from_dict(notice["message"]))
         elif kind == "rematch":
             session.send(
                 RematchOffered(

@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "client.commands.race",
     "client.commands.quick",
     "client.commands.daily",
+    "client.commands.challenge",
     "client.commands.watch",
     "client.commands.replay",
     "client.commands.analyze",

@@ -268,6 +268,8 @@ def render_status(race: RaceState, *, compact: bool, watched: int = 0, elapsed: 
         out.append(f"practice {race.daily} ", style="magenta")
     elif race.mode == "solo":
         out.append("solo ", style="magenta")
+    elif race.mode == "challenge":
+        out.append("challenge ", style="magenta")
     score, runs, moves = (int(summary.get(key, 0)) for key in ("score", "runs", "moves"))
     if compact:
         out.append(f"{score}p {runs}/4 {moves}mv ")

@@ -7,8 +7,11 @@
 // docs/web.md). They are layered, each importing only from those before it, so no two
 // import each other:
 //   state -> notice -> link -> screens -> focus -> howto -> table -> daily -> replay -> profile
-//   -> ratings -> results -> race, spectate, lobby -> session -> app
+//   -> ratings -> results -> challenge -> race, spectate, lobby -> session -> app
 
+import {
+  bindChallenges, noteChallengeEvent, onChallenge, onChallengeBoard, onChallengeTaken, openLinkedChallenge, resultShown,
+} from "./challenge.js";
 import { bindDaily, onDaily, onLeaderboard, onSaved, onStats, refreshLobby, tickDaily } from "./daily.js";
 import { connect, link, onPong } from "./link.js";
 import { bindLobby, onCountdown, onMatchFound, onQueueTimeout, onQueued, onRoom, tickCountdown } from "./lobby.js";
@@ -33,7 +36,9 @@ import { addTicker, bindTable, renderGame, tickClock } from "./table.js";
 // A race event goes to the game being played, except the end of the race being watched.
 function onRaceEvent(msg) {
   if (S.watch && msg.type === "race_ended" && msg.game === S.watch.id) return onWatchEnded(msg);
-  return onEvent(msg);
+  onEvent(msg);
+  noteChallengeEvent(msg);                          // challenge.js: a challenge game's board
+  if (msg.type === "race_ended" && S.resultOpen && S.resultGame === msg.game) resultShown(msg);
 }
 
 // The welcome (session.js), after which the rating board is asked for; a replay or profile
@@ -42,6 +47,7 @@ function onWelcomeBack(msg) {
   const looking = S.mode === "replay" || S.mode === "profile" ? S.mode : null;
   onWelcome(msg);
   refreshRatings();
+  openLinkedChallenge();                            // challenge.js: a ?challenge= link
   if (looking && S.mode === "lobby") {
     setMode(looking);
     askReplayAgain();
@@ -98,6 +104,9 @@ const HANDLERS = {
   profile_info: onProfile,           // profile.js
   rating_page: onRatingPage,         // ratings.js
   replay_positions_info: onReplayPositions, // replay.js
+  challenge: onChallenge,            // challenge.js
+  challenge_board_info: onChallengeBoard, // challenge.js
+  challenge_taken: onChallengeTaken, // challenge.js
 };
 
 function onMessage(msg) {
@@ -118,6 +127,7 @@ function bind() {
   bindReplay();
   bindProfile();
   bindRatings();
+  bindChallenges();
   $("home-link").addEventListener("click", (event) => {
     if (S.mode === "lobby") return;
     event.preventDefault();

@@ -74,6 +74,8 @@ class ErrorCode(StrEnum):
     """The race's options do not allow hints."""
     SPECTATING_FORBIDDEN = "spectating_forbidden"
     """The race's options do not allow spectators."""
+    NO_SUCH_CHALLENGE = "no_such_challenge"
+    """No challenge has this code (never made, or expired)."""
     DAILY_ALREADY_PLAYED = "daily_already_played"
     """The player has already started today's daily deal."""
     BANNED = "banned"

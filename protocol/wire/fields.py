@@ -50,8 +50,9 @@ MAX_CELLS: Final = max(v.cells for v in VARIANTS.values())
 """Most open reserve cells of any variant (``R1``, ``R2``)."""
 MAX_LIST: Final = 1000
 """Longest list a server message carries (games, events of a batch, moves of a replay)."""
-GAME_MODES: Final = ("race", "solo", "daily", "practice")
-"""What a game is: a race of 2-8, a solo game, a ranked daily attempt, or unranked daily practice."""
+GAME_MODES: Final = ("race", "solo", "daily", "practice", "challenge")
+"""What a game is: a race of 2-8, a solo game, a ranked daily attempt, unranked daily practice,
+or a challenge (a deal raced against recorded runs, unrated)."""
 VERDICTS: Final = ("winnable", "unwinnable", "unknown")
 """What the solver says of a deal or position: a line exists, none does, or undecided."""
 RACER_STATUSES: Final = ("playing", "finished", "stuck", "resigned", "left")

@@ -117,6 +117,9 @@ ANYWHERE: Final = frozenset(
         "saved_games",
         "forget_me",
         "analyze",
+        "challenge_create",
+        "challenge_board",
+        "challenge_list",
     }
 )
 """Client messages allowed in every state after hello."""
@@ -135,6 +138,9 @@ ALLOWED: Final[Mapping[State, frozenset[str]]] = {
         "solo_replay",
         "solo_resume",
         "rematch",
+        "challenge_new",
+        "challenge_take",
+        "daily_ghost",
     },
     State.IN_ROOM: ANYWHERE | {"ready", "room_leave", "room_start"},
     State.QUEUED: ANYWHERE | {"queue_cancel"},

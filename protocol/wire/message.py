@@ -151,6 +151,23 @@ from .spectate import (
 )
 
 # isort: split
+from .challenge import (
+    MAX_GHOSTS,
+    Challenge,
+    ChallengeBoard,
+    ChallengeBoardInfo,
+    ChallengeCreate,
+    ChallengeEntry,
+    ChallengeList,
+    ChallengeListInfo,
+    ChallengeNew,
+    ChallengeTake,
+    ChallengeTaken,
+    DailyGhost,
+    Ghost,
+)
+
+# isort: split
 from .player import (
     Analysis,
     Analyze,
@@ -197,6 +214,7 @@ __all__ = [
     "MAX_CELLS",
     "MAX_COLUMNS",
     "MAX_EPOCH_MS",
+    "MAX_GHOSTS",
     "MAX_LIST",
     "MAX_NAME",
     "MAX_PLAYERS",
@@ -220,10 +238,21 @@ __all__ = [
     "Batch",
     "CardName",
     "CellName",
+    "Challenge",
+    "ChallengeBoard",
+    "ChallengeBoardInfo",
+    "ChallengeCreate",
+    "ChallengeEntry",
+    "ChallengeList",
+    "ChallengeListInfo",
+    "ChallengeNew",
+    "ChallengeTake",
+    "ChallengeTaken",
     "Column",
     "Count",
     "Countdown",
     "Daily",
+    "DailyGhost",
     "DailyInfo",
     "DailyStart",
     "Date",
@@ -241,6 +270,7 @@ __all__ = [
     "Games",
     "GamesList",
     "GamesUpdate",
+    "Ghost",
     "Hello",
     "Hex64",
     "HintRequest",

@@ -25,6 +25,7 @@ __all__ = [
     "Uncovered",
     "Watched",
     "common_cards",
+    "hides_cards",
     "masked_view",
     "note_event_uncovered",
     "note_uncovered",
@@ -45,6 +46,8 @@ class Watched(Protocol):
 
     @property
     def options(self) -> Options: ...
+    @property
+    def mode(self) -> str: ...
     @property
     def ended(self) -> bool: ...
     @property
@@ -108,9 +111,16 @@ def spectator_cards(game: Watched) -> frozenset[str] | None:
     uncovered; an unrated race (friend races, casual matches, the daily's one racer, whose
     spectators are let in only once their own attempt is over) shows every board as is.
     """
-    if not game.options.rated or game.ended:
+    if not hides_cards(game) or game.ended:
         return None
     return common_cards((status, game.uncovered.get(pid)) for pid, status in game.status.items())
+
+
+def hides_cards(game: Watched) -> bool:
+    """Tell whether ``game``'s spectators are shown only the cards every racer still playing
+    has uncovered: a rated race's, and a challenge's, whose ghosts have uncovered cards the
+    taker may not have yet (the taker's second identity, watching, must not read them)."""
+    return game.options.rated or game.mode == "challenge"
 
 
 def masked_view(view: dict[str, Any], shown: frozenset[str]) -> dict[str, Any]:

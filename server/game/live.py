@@ -104,6 +104,8 @@ class GameSpec:
     """A solo game kept for its player to resume later."""
     time_limit: float | None = None
     """Seconds; ``None`` is the node's race limit and 0 none."""
+    challenge: str | None = None
+    """The challenge a challenge game races (``None``: a fresh deal played first)."""
 
 
 @dataclass
@@ -126,6 +128,8 @@ class LiveGame:
     saved: bool = False
     rematch_of: str | None = None
     """The race this one is a rematch of (its racers asked to race again)."""
+    challenge: str | None = None
+    """The challenge's code, in a game that races one (mode ``challenge``, or ``practice``)."""
     version: int = 0
     ended: bool = False
     ending: bool = False

@@ -50,7 +50,7 @@ from protocol.wire.message import (
 
 from ..store import UNREACHABLE, NotSent, Store, Unreplicated
 from .clock import count_outages, paused_spans
-from .fairness import masked_view, note_event_uncovered, spectator_cards
+from .fairness import hides_cards, masked_view, note_event_uncovered, spectator_cards
 from .live import (
     DONE,
     RACER_STATUS,
@@ -154,6 +154,7 @@ class RaceService:
             "daily": spec.daily or "",
             "saved": int(spec.saved),
             "rematch_of": spec.rematch_of or "",
+            "challenge": spec.challenge or "",
         }
         event = json.dumps(race_started_event(board, start))
         await self.store.create_game(game_id, meta, racers, event, racer_fields(summary, "playing"))
@@ -221,6 +222,7 @@ class RaceService:
             daily=meta.get("daily") or None,
             saved=meta.get("saved") == "1",
             rematch_of=meta.get("rematch_of") or None,
+            challenge=meta.get("challenge") or None,
             version=record.version,
             ended=meta.get("state") != "racing",
             paused=paused_spans(meta),
@@ -260,7 +262,7 @@ class RaceService:
         """
         game.version = max(game.version, version)
         player = event.get("player")
-        if game.options.rated:  # what each racer has uncovered: their spectators' mask
+        if hides_cards(game):  # what each racer has uncovered: their spectators' mask
             note_event_uncovered(game.uncovered, game.racer_ids(), version, event)
         if player is not None and event["type"] in ("move", "status"):
             if game.changed.get(player, 0) < version and not str(event.get("origin", "")).startswith(
@@ -542,7 +544,7 @@ class RaceService:
         delayed = False
         for number, raw in await self.store.events(game.game_id, 0):
             event = json.loads(raw)
-            if game.options.rated:  # the whole log, past the delay too: the mask is as of now
+            if hides_cards(game):  # the whole log, past the delay too: the mask is as of now
                 note_event_uncovered(game.uncovered, game.racer_ids(), number, event)
             if delayed := delayed or (number > 1 and event.get("at", 0) > cutoff):
                 continue

@@ -10,6 +10,7 @@ from ..fairplay import FairPlay
 from ..ratings import RatingService
 from ..runtime.service import Plumbing, Service
 from ..solver import SolverPool, analyze_game
+from ..store import is_ghost
 from .live import LiveGame
 
 __all__ = ["Results"]
@@ -50,7 +51,7 @@ class Results(Service):
             self.tasks.spawn(self.ratings.rate_when_reachable(game, standings, forgotten))
         for row in standings:
             player = row["player"]
-            if player in forgotten:
+            if player in forgotten or is_ghost(player):  # a recorded run is nobody's game
                 continue
             won = row["status"] == "finished"
             if game.mode != "practice":

@@ -11,7 +11,7 @@ from __future__ import annotations
 from protocol.wire import message as m
 
 from ..node import Handler
-from . import daily, matchmaking, players, race, ratings, rooms, solo, solver, spectate
+from . import challenges, daily, matchmaking, players, race, ratings, rooms, solo, solver, spectate
 
 __all__ = ["HANDLERS"]
 
@@ -61,5 +61,12 @@ HANDLERS: dict[type[m.Message], Handler] = {
     # ratings.py: profiles and rating boards
     m.ProfileRequest: ratings.on_profile,
     m.RatingBoard: ratings.on_rating_board,
+    # challenges.py: racing a friend's recorded run, and the daily's ghosts
+    m.ChallengeCreate: challenges.on_challenge_create,
+    m.ChallengeNew: challenges.on_challenge_new,
+    m.ChallengeTake: challenges.on_challenge_take,
+    m.ChallengeBoard: challenges.on_challenge_board,
+    m.ChallengeList: challenges.on_challenge_list,
+    m.DailyGhost: challenges.on_daily_ghost,
 }
 """Message type -> the handler that serves it."""

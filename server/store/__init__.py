@@ -60,6 +60,12 @@ key                             type    what it holds
 ``mm:{VARIANT}:left``           zset    players who left the queue, by when (ms)
 ``mm:{VARIANT}:first``          hash    player -> when their wait began (kept 60 s)
 ``mm:{VARIANT}:lead``           string  the node forming the variant's matches (a lease)
+``ch:{CODE}``                   hash    a challenge: variant, rule, number, options,
+                                        owner, source game, created, expires
+``ch:{CODE}:ghosts``            list    its recorded runs (JSON: name, result, timed
+                                        actions); all three keys expire with it
+``ch:{CODE}:board``             hash    taker -> their best result (JSON)
+``chs:{PLAYER}``                zset    the player's challenges: code -> expiry (ms)
 ``limit:{KIND:ADDRESS}``        string  requests of one kind from one client address in
                                         the current window (expires with the window);
                                         for ``login_failed`` a hash: failures, lockouts
@@ -79,6 +85,7 @@ two nodes (or two tabs) sending the same move apply it exactly once.
 
 from __future__ import annotations
 
+from .challenges import ChallengeStore
 from .connection import NotSent, Subscriber
 from .daily import DailyStore
 from .fairplay import FairPlayStore
@@ -90,6 +97,7 @@ from .keys import (
     game_channel,
     game_event,
     game_of_channel,
+    is_ghost,
     live_change,
     player_channel,
     player_of_channel,
@@ -130,11 +138,14 @@ __all__ = [
     "game_channel",
     "game_event",
     "game_of_channel",
+    "is_ghost",
     "live_change",
     "player_channel",
     "player_of_channel",
 ]
 
 
-class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore, LimitStore, FairPlayStore):
-    """Game-level operations over one Redis connection pool, in seven parts by aggregate."""
+class Store(
+    PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore, LimitStore, FairPlayStore, ChallengeStore
+):
+    """Game-level operations over one Redis connection pool, in eight parts by aggregate."""

@@ -15,10 +15,13 @@ __all__ = [
     "board_channel",
     "board_key",
     "board_of_channel",
+    "challenge_key",
+    "challenges_of_key",
     "game_channel",
     "game_event",
     "game_key",
     "game_of_channel",
+    "is_ghost",
     "is_shard_channel",
     "limit_key",
     "live_change",
@@ -46,6 +49,25 @@ def rematch_key(game_id: str, part: str = "") -> str:
 
 def room_key(code: str, part: str = "") -> str:
     return f"room:{{{code}}}:{part}" if part else f"room:{{{code}}}"
+
+
+def challenge_key(code: str, part: str = "") -> str:
+    """Return a challenge's key (``part``: ``ghosts``, ``board``); all in the slot of ``{CODE}``."""
+    return f"ch:{{{code}}}:{part}" if part else f"ch:{{{code}}}"
+
+
+def challenges_of_key(player_id: str) -> str:
+    """Return the key of a player's own challenges (code -> expiry, ms)."""
+    return f"chs:{{{player_id}}}"
+
+
+GHOST_PREFIX = "ghost-"
+"""The ids recorded runs race under in a challenge game (``ghost-1`` ...); never a player's."""
+
+
+def is_ghost(player_id: str) -> bool:
+    """Tell whether a racer of a game is a recorded run (no player, no place, no statistics)."""
+    return player_id.startswith(GHOST_PREFIX)
 
 
 def limit_key(kind: str, subject: str, part: str = "") -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from . import scripts
 from .base import StoreBase
-from .keys import LIVE_CHANNEL, game_channel, game_key
+from .keys import LIVE_CHANNEL, game_channel, game_key, is_ghost
 from .records import ActionOutcome, GameRecord, RacerRecord, Unreplicated
 from .replies import as_text_or_none, text_list, text_map
 
@@ -52,7 +52,8 @@ class RaceStore(StoreBase):
             await pipe.execute()
         async with self.redis.pipeline(transaction=False) as pipe:
             for pid, _name in racers:
-                pipe.hset(f"player:{pid}", "game", game_id)
+                if not is_ghost(pid):  # a recorded run has no player record to point here
+                    pipe.hset(f"player:{pid}", "game", game_id)
             pipe.zadd("live", {game_id: int(meta["start"])})
             await pipe.execute()
         await self.redis.publish(LIVE_CHANNEL, "+" + game_id)

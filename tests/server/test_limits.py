@@ -100,6 +100,18 @@ async def test_watching_by_unknown_codes_counts_as_guessing(
     assert (await eve.request({"type": "room_join", "room": "QQQQQQ"}))["code"] == "rate_limited"
 
 
+async def test_challenge_codes_count_as_room_codes(start_node: NodeFactory, open_client: Opener) -> None:
+    node = start_node(room_codes_per_minute=2)
+    eve: Client = await open_client(node, "Eve")
+    codes = [
+        (await eve.request({"type": "challenge_board", "code": "QQQQQQ"}))["code"],
+        (await eve.request({"type": "challenge_take", "code": "WWWWWW"}))["code"],
+        (await eve.request({"type": "challenge_board", "code": "XXXXXX"}))["code"],
+    ]
+    assert codes == ["no_such_challenge", "no_such_challenge", "rate_limited"]
+    assert (await eve.request({"type": "room_join", "room": "QQQQQQ"}))["code"] == "rate_limited"
+
+
 # -- the API the accounts use, on one Redis and on a cluster -------------------------------
 
 

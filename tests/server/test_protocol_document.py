@@ -130,6 +130,18 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     assert (await bob.request({"type": "rating_board"}))["type"] == "rating_page"
     assert (await ann.request({"type": "rematch", "game": game}))["type"] == "room"
     await bob.expect("rematch_offered")
+    # A challenge of the race, taken by Eve, on the board, its maker told.
+    made = await ann.request({"type": "challenge_create", "game": game})
+    assert made["type"] == "challenge", made
+    taking = await eve.request({"type": "challenge_take", "code": made["code"]})
+    assert taking["type"] == "race_started", taking
+    await eve.request({"type": "resign", "game": taking["game"], "v": taking["v"]})
+    await eve.expect("race_ended")
+    await ann.expect("challenge_taken")
+    assert (await bob.request({"type": "challenge_board", "code": made["code"]}))[
+        "type"
+    ] == "challenge_board_info"
+    assert (await ann.request({"type": "challenge_list"}))["type"] == "challenge_list_info"
     # Quick match, and a player left waiting alone.
     dave: Client = await open_client(node, "Dave")
     assert (await carl.request({"type": "queue_join", "variant": "wasp"}))["type"] == "queued"
@@ -207,6 +219,7 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     assert "retry_after_ms" not in got["unavailable"]  # that one will never be served
     await ask(ann, {"type": "queue_cancel"}, "not_allowed")  # not queued at all (section 7)
     await ask(ann, {"type": "room_join", "room": "ZZZZZZ"}, "no_such_room")
+    await ask(ann, {"type": "challenge_take", "code": "ZZZZZZ"}, "no_such_challenge")
     await ask(ann, {"type": "profile", "player": "p0000000000000000"}, "no_such_player")
     await ask(ann, {"type": "watch", "room": "ZZZZZZ"}, "no_such_room")
     options = {"undo": False, "hints": False, "spectators": False}

@@ -1,0 +1,253 @@
+"""Challenge benchmark: takers racing ghosts at once across two nodes.
+
+Prints figures; asserts nothing. On loopback, an embedded Redis and two server nodes:
+
+1. The recorded run: one player plays a fresh deal first (``challenge_new``), ``--actions``
+   moves ``--gap`` seconds apart, then resigns; its run becomes the challenge's ghost.
+2. Ghosts: ``--takers`` players, half on each node, take the challenge at once and play
+   nothing; each receives the ghost's actions as ``progress``. Lateness is the time a
+   progress frame reached its taker less the time it was due (the taker's race start plus
+   the action's recorded time), so it includes the node's timer, the commit in Redis and
+   the delivery. Server CPU (both nodes, Redis) is measured from the first action due to
+   the last one received, per ghost event delivered.
+3. Live rivals: ``--takers`` players in pairs (each pair on one node, the pairs split
+   between the nodes), one of each pair playing moves at the recorded run's pace, the
+   other receiving them as ``progress``; server CPU per progress event, over the same span.
+
+The summary gives lateness p50/p99 (goal p99 <= 50 ms) and the ratio of CPU per ghost
+event to CPU per live rival's progress event (goal <= 1.2).
+
+``--spread S`` starts the takers at random moments within S seconds instead of all at once.
+
+Usage: python bench/challenges.py [--takers 1000] [--actions 12] [--gap 0.4] [--spread 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from redis.asyncio import Redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support import (
+    BenchClient,
+    choose_move,
+    light_connect,
+    machine,
+    percentile,
+    start_server,
+    stop_server,
+    tree_cpu_seconds,
+)
+
+from protocol.game import Board, move_json
+from server.runtime.embedded import EmbeddedRedis
+
+DEAL = 987654321987
+
+
+def now_ms() -> float:
+    return time.time() * 1000
+
+
+async def client(url: str, name: str) -> BenchClient:
+    bench = BenchClient(await light_connect(url))
+    await bench.request({"type": "hello", "name": name})
+    return bench
+
+
+def server_cpu(pids: list[int]) -> float:
+    return sum(tree_cpu_seconds(pid) for pid in pids)
+
+
+async def record(url: str, redis_url: str, actions: int, gap: float) -> tuple[str, list[int]]:
+    """Play the recorded run; return the challenge's code and its actions' times (ms)."""
+    ann = await client(url, "Ann")
+    start = await ann.request({"type": "challenge_new"})
+    board, rng, v = Board.new("scorpion", DEAL), random.Random(7), start["v"]
+    for _ in range(actions):
+        await asyncio.sleep(gap)
+        move = choose_move(board, rng)
+        body = {"type": "undo"} if move is None else {"type": "move", "move": move_json(move)}
+        answer = await ann.request({**body, "game": start["game"], "v": v})
+        v = answer["v"]
+        if move is None:
+            board.pop()
+        else:
+            board.push(move)
+    await asyncio.sleep(gap)
+    await ann.request({"type": "resign", "game": start["game"], "v": v})
+    made = await ann.expect("challenge")
+    await ann.ws.close()
+    redis = Redis.from_url(redis_url)  # the ghost's recorded times, as the challenge keeps them
+    ghost = json.loads((await redis.lrange("ch:{" + made["code"] + "}:ghosts", 0, 0))[0])
+    await redis.aclose()
+    offsets = [int(action[0]) for action in ghost["actions"]]
+    return made["code"], offsets
+
+
+async def ghosts(
+    urls: list[str], code: str, offsets: list[int], takers: int, pids: list[int], spread: float
+) -> dict[str, Any]:
+    clients = [await client(urls[i % 2], f"T{i}") for i in range(takers)]
+    late: list[tuple[float, float]] = []  # (when the event was due, how late it came), ms
+    counted = 0
+    window: dict[str, float] = {}
+    started_all = asyncio.Event()
+    pending = [takers]
+
+    async def take(bench: BenchClient, delay: float) -> tuple[str, int]:
+        nonlocal counted
+        await asyncio.sleep(delay)  # takers who start within ``spread`` seconds of each other
+        started = await bench.request({"type": "challenge_take", "code": code})
+        pending[0] -= 1
+        if not pending[0]:  # every race has started: the CPU window opens
+            window["cpu0"], window["t0"], window["at"] = server_cpu(pids), time.perf_counter(), now_ms()
+            started_all.set()
+        game, start, step = started["game"], started["start"], 0
+        v = started["v"]
+        while True:
+            data = msgpack.unpackb(await bench.ws.recv())
+            if data.get("type") != "progress" or data.get("game") != game:
+                continue
+            arrived = now_ms()
+            due = start + offsets[min(step, len(offsets) - 1)]
+            late.append((due, arrived - due))
+            if started_all.is_set():
+                counted += 1
+            step += 1
+            if data["status"] != "playing":
+                return game, v
+
+    rng = random.Random(3)
+    tasks = [asyncio.create_task(take(c, rng.uniform(0, spread))) for c in clients]
+    played = await asyncio.gather(*tasks)
+    cpu = server_cpu(pids) - window["cpu0"]  # before the takers resign: no race's end counted
+    seconds = time.perf_counter() - window["t0"]
+    for c, (game, v) in zip(clients, played, strict=True):
+        await c.request({"type": "resign", "game": game, "v": v})
+        await c.ws.close()
+    return {"late": late, "counted": counted, "cpu": cpu, "seconds": seconds, "all_started": window["at"]}
+
+
+async def live(urls: list[str], offsets: list[int], takers: int, pids: list[int]) -> dict[str, Any]:
+    pairs = max(1, takers // 2)
+    events = 0
+    ready = asyncio.Event()
+    starts: list[asyncio.Future[None]] = []
+
+    async def pair(index: int) -> None:
+        nonlocal events
+        url = urls[index % 2]
+        a, b = await client(url, f"A{index}"), await client(url, f"B{index}")
+        room = await a.request({"type": "room_create", "variant": "scorpion", "options": {"undo": True}})
+        await b.request({"type": "room_join", "room": room["room"]})
+        await b.request({"type": "ready", "ready": True})
+        await a.request({"type": "room_start"})
+        start_a, _ = await asyncio.gather(a.expect("race_started"), b.expect("race_started"))
+        starts[index].set_result(None)
+        await ready.wait()
+        game, v = start_a["game"], start_a["v"]
+        board, rng = Board.new("scorpion", DEAL), random.Random(index)
+        begin = now_ms()
+
+        async def receive() -> None:
+            nonlocal events
+            got = 0
+            while got < len(offsets) - 1:
+                data = msgpack.unpackb(await b.ws.recv())
+                if data.get("type") == "progress" and data.get("game") == game:
+                    got += 1
+                    events += 1
+
+        receiving = asyncio.create_task(receive())
+        for offset in offsets[:-1]:
+            await asyncio.sleep(max(0.0, (begin + offset - offsets[0] - now_ms()) / 1000))
+            move = choose_move(board, rng)
+            body = {"type": "undo"} if move is None else {"type": "move", "move": move_json(move)}
+            v = (await a.request({**body, "game": game, "v": v}))["v"]
+            if move is None:
+                board.pop()
+            else:
+                board.push(move)
+        await receiving
+        for c in (a, b):
+            await c.ws.close()
+
+    loop = asyncio.get_running_loop()
+    starts.extend(loop.create_future() for _ in range(pairs))
+    tasks = [asyncio.create_task(pair(i)) for i in range(pairs)]
+    await asyncio.gather(*starts)
+    cpu0, t0 = server_cpu(pids), time.perf_counter()
+    ready.set()
+    await asyncio.gather(*tasks)
+    return {"events": events, "cpu": server_cpu(pids) - cpu0, "seconds": time.perf_counter() - t0}
+
+
+async def main(args: argparse.Namespace) -> None:
+    print(f"machine: {machine()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = EmbeddedRedis(Path(tmp) / "redis")
+        redis_url = await redis.start()
+        assert redis.process is not None
+        nodes = [
+            start_server(
+                redis_url, test_deals=DEAL, countdown_seconds=0.2, node_id=f"node{i + 1}", grace_period=120
+            )
+            for i in range(2)
+        ]
+        urls = [f"ws://127.0.0.1:{port}/" for _, port in nodes]
+        pids = [process.pid for process, _ in nodes] + [redis.process.pid]
+        try:
+            code, offsets = await record(urls[0], redis_url, args.actions, args.gap)
+            print(f"challenge {code}: a ghost of {len(offsets)} actions over {offsets[-1] / 1000:.1f} s")
+            g = await ghosts(urls, code, offsets, args.takers, pids, args.spread)
+            late = sorted(lateness for _, lateness in g["late"])
+            steady = sorted(lateness for due, lateness in g["late"] if due >= g["all_started"])
+            ghost_cpu = g["cpu"] / max(1, g["counted"])
+            print(
+                f"ghosts: {args.takers} takers on 2 nodes, starting within {args.spread:g} s, "
+                f"{len(late)} ghost events; lateness p50 "
+                f"{percentile(late, 0.5):.1f} ms p99 {percentile(late, 0.99):.1f} ms max {late[-1]:.1f} ms"
+            )
+            if steady:
+                print(
+                    f"  once every race had started ({len(steady)} events): lateness p50 "
+                    f"{percentile(steady, 0.5):.1f} ms p99 {percentile(steady, 0.99):.1f} ms; "
+                    f"server CPU {ghost_cpu * 1e6:.0f} us per ghost event ({g['counted']} events, "
+                    f"{g['seconds']:.1f} s)"
+                )
+            r = await live(urls, offsets, args.takers, pids)
+            live_cpu = r["cpu"] / max(1, r["events"])
+            print(
+                f"live rivals: {args.takers // 2} races on 2 nodes, {r['events']} progress events in "
+                f"{r['seconds']:.1f} s; server CPU {live_cpu * 1e6:.0f} us per progress event"
+            )
+            print(
+                f"summary: lateness p99 {percentile(late, 0.99):.1f} ms, once all had started "
+                f"{percentile(steady or late, 0.99):.1f} ms (goal <= 50); "
+                f"CPU per ghost event / live progress event {ghost_cpu / live_cpu:.2f}x (goal <= 1.2x)"
+            )
+        finally:
+            for process, _ in nodes:
+                stop_server(process)
+            await redis.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--takers", type=int, default=1000)
+    parser.add_argument("--actions", type=int, default=12, help="moves of the recorded run")
+    parser.add_argument("--gap", type=float, default=0.4, help="seconds between its moves")
+    parser.add_argument("--spread", type=float, default=0.0, help="seconds over which the takers start")
+    asyncio.run(main(parser.parse_args()))

@@ -1,0 +1,231 @@
+"""Challenges: a finished race raced again later, on another node, against its ghosts.
+
+The ghosts' actions come as a live rival's do (``progress``), in order and never before
+their recorded time from the start of the taker's race; neither the taker nor a spectator
+is shown a card the taker has not uncovered; the result lands on the challenge's board and
+its creator is told; no rating moves; every key expires with the challenge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from protocol.game import Board, move_json
+from protocol.wire.codec import decode_dict
+from server.game.ghost import GhostPacer, record_run
+
+from .conftest import Client, NodeFactory, start_race
+from .test_race import card_texts
+
+DEAL = 1234567890123
+
+
+def run(offsets: list[int]) -> dict[str, Any]:
+    return {
+        "name": "Ann",
+        "actions": [[t, "move", "move", "x", {"moves": i + 1}, "playing"] for i, t in enumerate(offsets)],
+    }
+
+
+def test_the_pacer_gives_each_ghost_action_once_its_recorded_time_has_passed_in_time_order() -> None:
+    pacer = GhostPacer([run([100, 900, 2000]), run([50, 900])])
+    clock = 0  # an injected clock: the test says how long the race has run
+    assert pacer.next_at() == 50
+    assert pacer.due(clock) == []
+    clock = 120
+    assert [(i, a[0]) for i, a in pacer.due(clock)] == [(1, 50), (0, 100)]
+    assert pacer.next_at() == 900
+    clock = 1500
+    assert [(i, a[0]) for i, a in pacer.due(clock)] == [(0, 900), (1, 900)]
+    assert pacer.due(None) == [(0, pacer.ghosts[0]["actions"][2])]  # the taker is done: the rest at once
+    assert pacer.next_at() is None
+
+
+def test_a_run_is_its_racer_s_actions_with_their_times_from_the_start() -> None:
+    events = [
+        {"type": "race_started", "at": 1000},
+        {
+            "type": "move",
+            "player": "a",
+            "action": "move",
+            "move": "m1",
+            "summary": {},
+            "status": "playing",
+            "at": 1300,
+        },
+        {
+            "type": "move",
+            "player": "b",
+            "action": "move",
+            "move": "m2",
+            "summary": {},
+            "status": "playing",
+            "at": 1400,
+        },
+        {
+            "type": "status",
+            "player": "a",
+            "action": "resign",
+            "move": "",
+            "summary": {},
+            "status": "resigned",
+            "at": 2500,
+        },
+    ]
+    ghost = record_run(events, "a", "Ann", 1000, {"score": 3, "elapsed": 1, "status": "resigned"})
+    assert [a[0] for a in ghost["actions"]] == [300, 1500]
+    assert (ghost["score"], ghost["status"]) == (3, "resigned")
+
+
+def frames(client: Client) -> list[dict[str, Any]]:
+    return [decode_dict(f, client.fmt, limit=1 << 22) for f in client.frames]  # type: ignore[arg-type]
+
+
+async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
+    start_node: NodeFactory, open_client: Any, redis_url: str
+) -> None:
+    node1 = start_node(test_deals=str(DEAL), challenge_ttl=600)
+    node2 = start_node(test_deals=str(DEAL), challenge_ttl=600)
+    ann: Client = await open_client(node1, "Ann")
+    bob: Client = await open_client(node1, "Bob")
+    _, start, bob_start = await start_race(ann, bob, {"rated": True})
+    game = start["game"]
+    board = Board.new("scorpion", DEAL)
+    v = start["v"]
+    for _ in range(4):  # Ann plays four moves, a little apart
+        move = next(m for m in board.legal_moves() if not m.is_deal)
+        board.push(move)
+        answer = await ann.request({"type": "move", "game": game, "v": v, "move": move_json(move)})
+        assert answer["type"] == "accepted", answer
+        v = answer["v"]
+        await asyncio.sleep(0.25)
+    await ann.request({"type": "resign", "game": game, "v": v})
+    await bob.request({"type": "resign", "game": game, "v": bob_start["v"]})
+    await ann.expect("race_ended")
+    await ann.expect("rating_change")
+    rated_before = (await ann.request({"type": "profile"}))["ratings"]
+    assert rated_before and rated_before[0]["games"] == 1
+    refused = await bob.request({"type": "challenge_create", "game": "nosuchgame"})
+    assert refused["code"] == "no_such_game"
+    made = await ann.request({"type": "challenge_create", "game": game})
+    assert made["type"] == "challenge", made
+    assert [g["name"] for g in made["ghosts"]] == ["Ann", "Bob"]
+    # A rated race's deal, made an unrated challenge.
+    assert made["ghosts"][0]["moves"] == 4 and made["options"]["rated"] is False
+    code = made["code"]
+
+    # Carl takes it on the other node; Eve watches there.
+    carl: Client = await open_client(node2, "Carl")
+    eve: Client = await open_client(node2, "Eve")
+    started = await carl.request({"type": "challenge_take", "code": code.lower()})
+    assert started["type"] == "race_started" and started["mode"] == "challenge", started
+    assert [r["player"] for r in started["roster"]][1:] == ["ghost-1", "ghost-2"]
+    taken_game, begin = started["game"], started["start"]
+    assert started["commitment"] != start["commitment"]  # the same deal on a fresh salt
+    assert (await eve.request({"type": "watch", "game": taken_game}))["type"] == "spectate"
+    arrivals: list[tuple[int, dict[str, Any]]] = []
+    for _ in range(4):  # Ann's ghost's four moves, as progress
+        progress = await carl.expect("progress", player="ghost-1")
+        arrivals.append((int(time.time() * 1000), progress))
+    recorded = await (await aioredis.from_url(redis_url)).lrange("ch:{" + code + "}:ghosts", 0, 0)
+    offsets = [a[0] for a in json.loads(recorded[0])["actions"]]
+    assert [p["summary"]["moves"] for _, p in arrivals] == [1, 2, 3, 4]
+    assert [p["v"] for _, p in arrivals] == sorted(p["v"] for _, p in arrivals)
+    for (arrived, _), offset in zip(arrivals, offsets, strict=False):
+        assert arrived >= begin + offset - 20, "a ghost's action came before its recorded time"
+    cboard = Board.new("scorpion", DEAL)
+    v = started["v"]
+    for _ in range(3):  # Carl plays three moves of his own
+        move = next(m for m in cboard.legal_moves() if not m.is_deal)
+        cboard.push(move)
+        answer = await carl.request({"type": "move", "game": taken_game, "v": v, "move": move_json(move)})
+        assert answer["type"] == "accepted", answer
+        v = answer["v"]
+    resigned = await carl.request({"type": "resign", "game": taken_game, "v": v})
+    ended = await carl.expect("race_ended")
+    assert ended["number"] == str(DEAL)  # the same deal, revealed with the fresh salt
+    assert {s["player"] for s in ended["standings"]} == {carl.player, "ghost-1", "ghost-2"}
+    await eve.expect("race_ended")
+
+    # Nobody saw a card Carl had not uncovered: Carl's own frames, and Eve's.
+    mine: list[tuple[int, set[str]]] = []
+    for data in frames(carl):
+        if data.get("game") != taken_game or data["type"] == "race_ended":
+            continue
+        if data["type"] in ("race_started", "accepted"):
+            mine.append((data["v"], card_texts(data["view"])))
+        else:
+            assert not card_texts(data), data  # progress: no card at all
+    for data in frames(eve):
+        # Once Carl's part is over there is nothing left to hide from him (decision 14).
+        if data["type"] == "spectate_event" and data["player"] != carl.player and data["v"] < resigned["v"]:
+            known = set().union(*(cards for version, cards in mine if version <= data["v"]))
+            assert card_texts(data["view"]) <= known, data
+
+    # The board, the creator told, no rating moved.
+    taken = await ann.expect("challenge_taken")
+    assert taken["code"] == code and taken["entry"]["player"] == carl.player
+    listed = await bob.request({"type": "challenge_board", "code": code})
+    assert [e["player"] for e in listed["entries"]] == [carl.player]
+    assert listed["entries"][0]["game"] == taken_game
+    mine_list = await ann.request({"type": "challenge_list"})
+    assert [c["code"] for c in mine_list["challenges"]] == [code]
+    assert (await ann.request({"type": "profile"}))["ratings"] == rated_before
+    assert (await carl.request({"type": "profile"}))["ratings"] == []
+    # Passing it on: Carl's run added as a third ghost.
+    passed = await carl.request({"type": "challenge_create", "game": taken_game})
+    assert [g["name"] for g in passed["ghosts"]] == ["Ann", "Bob", "Carl"]
+    # Every key of the challenge expires with it.
+    redis = aioredis.from_url(redis_url)
+    keys = [k async for k in redis.scan_iter(match="ch:{" + code + "}*")] + [f"chs:{{{ann.player}}}".encode()]
+    assert len(keys) == 4
+    for key in keys:
+        assert 0 < await redis.pttl(key) <= 600_000, key
+    await redis.aclose()
+
+
+async def test_a_challenge_expires_with_every_key(
+    start_node: NodeFactory, open_client: Any, redis_url: str
+) -> None:
+    node = start_node(test_deals=str(DEAL), challenge_ttl=1)
+    fay: Client = await open_client(node, "Fay")
+    started = await fay.request({"type": "challenge_new"})
+    assert started["type"] == "race_started" and started["mode"] == "challenge"
+    await fay.request({"type": "resign", "game": started["game"], "v": started["v"]})
+    made = await fay.expect("challenge")
+    code = made["code"]
+    assert (await fay.request({"type": "challenge_board", "code": code}))["entries"] == []
+    await asyncio.sleep(1.5)
+    redis = aioredis.from_url(redis_url)
+    assert [k async for k in redis.scan_iter(match=f"*{code}*")] == []
+    assert not await redis.exists(f"chs:{{{fay.player}}}")
+    await redis.aclose()
+    gone = await fay.request({"type": "challenge_take", "code": code})
+    assert gone["code"] == "no_such_challenge"
+
+
+async def test_the_daily_s_ghosts_open_only_once_the_ranked_attempt_is_over(
+    local_node: Any, open_client: Any
+) -> None:
+    node = await local_node()
+    gus: Client = await open_client(node, "Gus")
+    early = await gus.request({"type": "daily_ghost"})
+    assert early["type"] == "error" and early["code"] == "not_allowed"
+    attempt = await gus.request({"type": "daily_start"})
+    early = await gus.request({"type": "daily_ghost"})
+    assert early["code"] == "not_allowed"  # playing it is not over
+    await gus.request({"type": "resign", "game": attempt["game"], "v": attempt["v"]})
+    await gus.expect("race_ended")
+    for _ in range(100):  # the board takes the attempt a moment after the race ends
+        if (await gus.request({"type": "leaderboard"}))["entries"]:
+            break
+        await asyncio.sleep(0.05)
+    practice = await gus.request({"type": "daily_ghost"})
+    assert practice["type"] == "race_started", practice
+    assert practice["mode"] == "practice"
+    assert [r["name"] for r in practice["roster"]] == ["Gus", "Gus"]  # the leader: Gus himself
