@@ -10,6 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .accounts import AccountService
 from .daily import DailyService
 from .game.feed import GameFeed
 from .game.live import LiveGame
@@ -59,6 +60,7 @@ class Node(Service):
             on_event=self.feed.local_event,
         )
         self.presence = Presence(plumbing, self.race, self.feed)
+        self.accounts = AccountService(plumbing)
         self.leaderboards = Leaderboards(plumbing)
         self.test_deals = [int(n) for n in config.test_deals.split(",") if n.strip()]
         if self.test_deals:

@@ -76,6 +76,15 @@ class ErrorCode(StrEnum):
     """The race's options do not allow spectators."""
     DAILY_ALREADY_PLAYED = "daily_already_played"
     """The player has already started today's daily deal."""
+    ACCOUNT_REQUIRED = "account_required"
+    """Ranked play (the rated queue, a rated room, the daily's ranked attempt) needs an
+    account: a guest registers first, or plays the casual form."""
+    USERNAME_TAKEN = "username_taken"
+    """The username, or one that looks the same, belongs to another account."""
+    BAD_LOGIN = "bad_login"
+    """No account has this username, or the password is wrong."""
+    LOGIN_LOCKED = "login_locked"
+    """Too many wrong passwords for the account in a row: logins wait until the lockout ends."""
     UNAVAILABLE = "unavailable"
     """The feature is reserved for a later version, the server is shutting down, or its
     storage cannot be reached just now (then the error carries ``retry_after_ms``). A

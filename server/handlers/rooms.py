@@ -8,6 +8,7 @@ import json
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
+from ..accounts import require_account
 from ..game.live import GameSpec, new_game_id, now_ms
 from ..launch import launch, rated_rules
 from ..node import Node
@@ -34,6 +35,8 @@ async def on_room_create(node: Node, session: Session, message: m.RoomCreate) ->
     the race will have (decision 13).
     """
     assert session.player is not None
+    if message.options.rated:
+        require_account(session, "a rated room", "open an unrated room: options with rated: false")
     settings = {
         "variant": message.variant,
         "max_players": message.max_players,
@@ -46,8 +49,12 @@ async def on_room_create(node: Node, session: Session, message: m.RoomCreate) ->
 
 
 async def on_room_join(node: Node, session: Session, message: m.RoomJoin) -> None:
-    """Put the player in a room by its code."""
+    """Put the player in a room by its code (a rated room's only if they are an account)."""
     assert session.player is not None
+    if session.username is None:
+        room = await node.store.room(message.room)
+        if room is not None and json.loads(room.get("options") or "{}").get("rated"):
+            require_account(session, "a rated room", "join or open an unrated room")
     await node.store.join_room(message.room, session.player, int(node.config.room_ttl * 1000))
     session.room = message.room
     await node.store.set_player_place(session.player, room=message.room)

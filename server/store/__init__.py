@@ -7,8 +7,16 @@ script reaches a key it is not given, and no transaction spans two slots):
 ==============================  ======  ==============================================
 key                             type    what it holds
 ==============================  ======  ==============================================
-``player:ID``                   hash    name, created, current room and game
-``token:SHA256``                string  player id of a secret token (only hashes stored)
+``player:ID``                   hash    name, created, current room and game; an
+                                        account's username, skeleton, password (argon2id)
+``token:SHA256``                hash    a session token (only its hash is the key): player,
+                                        session id ``sid``, when it was handed out ``born``
+``sessions:PLAYER``             hash    session id -> JSON: its token's key, created,
+                                        last seen, device
+``username:SHA256``             string  player id of the account whose username has this
+                                        look-alike skeleton (its hash); ``-`` while a
+                                        forgotten account's username is held back
+``login:PLAYER``                hash    wrong passwords in a row, lockout's end (ms)
 ``room:{CODE}``                 hash    host, variant, options, state, game, version
 ``room:{CODE}:members``         list    player ids in join order
 ``room:{CODE}:ready``           set     player ids that are ready
@@ -64,6 +72,7 @@ two nodes (or two tabs) sending the same move apply it exactly once.
 
 from __future__ import annotations
 
+from .accounts import AccountStore
 from .connection import NotSent, Subscriber
 from .daily import DailyStore
 from .health import Outage, StoreHealth
@@ -119,5 +128,5 @@ __all__ = [
 ]
 
 
-class Store(PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore):
-    """Game-level operations over one Redis connection pool, in five parts by aggregate."""
+class Store(PlayerStore, AccountStore, RoomStore, RaceStore, DailyStore, RatingStore):
+    """Game-level operations over one Redis connection pool, in six parts by aggregate."""
