@@ -17,9 +17,15 @@ from client.tui import ScorpionApp
 from client.tui.render import render_standings
 from protocol.game import Board, move_from_json, player_view
 from protocol.wire.message import MatchFound, RaceStarted, RatingChange
-from tests.client.conftest import ClientFactory, NodeFactory, racing, start_race
+from tests.client.conftest import ClientFactory, NodeFactory, accounts_only, racing, start_race
 from tests.client.test_cli import run_cli
 from tests.client.test_tui import until
+
+
+@pytest.fixture
+def make_client(make_client: ClientFactory) -> ClientFactory:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(make_client)
 
 
 async def rated_quick_match(

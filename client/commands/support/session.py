@@ -22,6 +22,7 @@ from ...identity import TokenStore
 
 __all__ = [
     "DEFAULT_SERVER",
+    "Session",
     "add_server_options",
     "clock_text",
     "duration_text",
@@ -111,6 +112,8 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
 def server_error_text(exc: ServerError) -> str:
     """Say why the server refused a request; a busy server's refusal says it was retried."""
     text = f"{exc.code}: {exc.message}"
+    if exc.code == "account_required":
+        return f"{text} (scorpion register USERNAME makes this terminal's player an account)"
     if exc.retryable:
         return f"{text} (the server stayed busy while the request was retried; try again later)"
     return text
