@@ -13,11 +13,27 @@ from .commands import COMMAND_MODULES
 __all__ = ["build_parser", "main"]
 
 
+SERVER_HELP = """\
+Playing (play, race, quick, daily, watch, replay, ...) needs a Scorpion Race server.
+Start one on this machine with `scorpion-server` (it starts its own store and listens
+on ws://127.0.0.1:8765/, the default), or name another with --server ws://HOST:PORT/. To name it
+once for every command, set SCORPION_SERVER or put {"server": "ws://HOST:PORT/"} in
+config.json in the config directory (where the identity is kept; SCORPION_CONFIG_DIR
+moves it). deal, solve and study need no server.
+
+Start with `scorpion play` (a solo game) or `scorpion race new` (race a friend)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(prog="scorpion", description="Scorpion Race client and tools")
+    parser = argparse.ArgumentParser(
+        prog="scorpion",
+        description="Scorpion Race client and tools",
+        epilog=SERVER_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"scorpion {package_version()}")
-    subparsers = parser.add_subparsers(dest="command", required=True)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
@@ -33,7 +49,11 @@ def package_version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scorpion`` command line and return its exit code (130 after Ctrl-C)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # plain `scorpion`: what it can do, and what it needs
+        parser.print_help()
+        return 0
     try:
         code: int = args.handler(args)
     except KeyboardInterrupt:  # a long solve or analysis given up: no traceback

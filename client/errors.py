@@ -10,6 +10,7 @@ connection does, :class:`Busy` and :class:`Recovered` what a busy server does.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from protocol.wire.error import ErrorCode
@@ -67,6 +68,58 @@ class ServerError(ClientError):
     def unavailable(self) -> bool:
         """Tell whether the server does not offer this request (an older or newer server)."""
         return not self.retryable and self.code in (ErrorCode.UNAVAILABLE.value, ErrorCode.UNKNOWN_TYPE.value)
+
+    def in_the_way(self, mode: str | None = None) -> str | None:
+        """Say in words why a request was ``not_allowed`` where the connection's state refused it.
+
+        The server names what holds the connection (``(game 7Kq2)``, ``(room K7MQ2X)``):
+        the words say which game or room is in the way and how to leave it. ``mode`` is the
+        mode of that game when the client knows it (``solo`` has its own way out). ``None``
+        for any other refusal.
+        """
+        found = _REFUSAL.match(self.message) if self.code == ErrorCode.NOT_ALLOWED.value else None
+        if found is None:
+            return None
+        kind, state, what, name = found.groups()
+        act = _ACTS.get(kind, f"send {kind!r}")
+        if what == "game" and state == "watching a game":
+            way = f"you are watching game {name}: stop watching it first (q in the full-screen client)"
+        elif what == "game" and mode == "solo":
+            way = (
+                f"your solo game {name} is still open (it is saved): resume it with "
+                f"`scorpion play --resume {name}`, then finish it or resign it (R twice)"
+            )
+        elif what == "game":
+            way = (
+                f"you are still a racer in game {name}: resign it (R twice in the full-screen client), "
+                "or wait until it ends; a racer who left is out a minute later"
+            )
+        elif what == "room":
+            way = f"you are in room {name}: leave it first (q in the full-screen client)"
+        elif what == "queue":
+            way = f"you are waiting for a {name} quick match: give up waiting first (q)"
+        elif state == "racing":
+            way = "you are still in a game: finish it or resign it (R twice) first"
+        else:
+            way = f"you are {state} now"
+        return f"you cannot {act} now: {way}"
+
+
+_REFUSAL = re.compile(r"'(\w+)' is not allowed ([^;(]+?)(?: \((game|room|queue) ([^)]+)\))?;")
+
+_ACTS = {
+    "room_create": "open a room",
+    "room_join": "join a room",
+    "queue_join": "join a quick match",
+    "solo_new": "start a solo game",
+    "solo_replay": "replay a deal",
+    "solo_resume": "resume a saved game",
+    "daily_start": "start the daily",
+    "watch": "watch a game",
+    "rewatch": "watch a game",
+    "rematch": "ask for a rematch",
+    "move": "play a move",
+}
 
 
 class ConnectionLost(ClientError):

@@ -1,6 +1,11 @@
-"""Where the client keeps the player's identity (the secret token) between runs.
+"""Where the client keeps the player's identity (the secret token) and its settings between runs.
 
-One JSON file in the user's config directory (``platformdirs``), or in
+The server to use when a command is given no ``--server``: ``$SCORPION_SERVER`` (URLs
+separated by spaces or commas, the first preferred, the others fallbacks), else the
+``server`` of ``config.json`` in the config directory (a URL or a list of them), else
+``None`` (the command's default). See :func:`configured_servers`.
+
+The identity: one JSON file in the user's config directory (``platformdirs``), or in
 ``$SCORPION_CONFIG_DIR`` when that is set, holding one identity per server URL: a token is
 issued by a server and means nothing to another. The file is created readable by its owner
 only, since the token is a secret.
@@ -17,7 +22,7 @@ from typing import Any
 
 import platformdirs
 
-__all__ = ["Identity", "TokenStore", "config_dir"]
+__all__ = ["Identity", "TokenStore", "config_dir", "configured_servers"]
 
 APP_NAME = "scorpion-race"
 
@@ -28,6 +33,26 @@ def config_dir() -> Path:
     if override:
         return Path(override)
     return Path(platformdirs.user_config_dir(APP_NAME))
+
+
+def configured_servers() -> tuple[list[str], str] | None:
+    """Return the servers configured outside the command line, and where they were read.
+
+    ``$SCORPION_SERVER`` first, then the ``server`` entry of ``config.json`` in
+    :func:`config_dir`; ``None`` when neither gives one (or the file cannot be read).
+    """
+    text = os.environ.get("SCORPION_SERVER", "").replace(",", " ").split()
+    if text:
+        return text, "SCORPION_SERVER"
+    path = config_dir() / "config.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    server = data.get("server") if isinstance(data, dict) else None
+    urls = [server] if isinstance(server, str) else server if isinstance(server, list) else []
+    urls = [url for url in urls if isinstance(url, str) and url.strip()]
+    return (urls, str(path)) if urls else None
 
 
 @dataclass(frozen=True, slots=True)

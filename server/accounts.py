@@ -6,7 +6,7 @@ everything they played stays theirs) with a username and a password; ``login`` g
 new session of an account, kept ``session_idle`` unused. A session token presented in
 ``hello`` is replaced by a new one at most once a ``session_rotation``; the old one works
 ``session_overlap`` longer, so a reconnect that raced the rotation is not logged out.
-Only SHA-256 hashes of tokens are stored (decision 16).
+Only SHA-256 hashes of tokens are stored (decision 17).
 
 Usernames are prepared and compared as RFC 8265's UsernameCaseMapped profile says
 (``precis-i18n``), and are unique up to look-alikes: two usernames whose skeletons (UTS #39,
@@ -174,7 +174,7 @@ class AccountService(Service):
         try:
             await asyncio.to_thread(_HASHER.verify, stored, password)
         except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
-            free, first = self.config.login_failures, int(self.config.login_lockout * 1000)
+            free, first = self.config.account_login_failures, int(self.config.account_login_lockout * 1000)
             until = await self.store.login_failed(player, now, free, first)
             if until > now:
                 raise _locked(until - now) from None

@@ -39,6 +39,7 @@ from .node import Node
 from .runtime.embedded import EmbeddedRedis
 from .runtime.hub import Hub
 from .runtime.metrics import Metrics
+from .runtime.proxy import TrustedProxies, client_address, proxied_connection
 from .runtime.service import Plumbing
 from .runtime.tasks import Tasks
 from .runtime.web import HttpSite, find_web_dir
@@ -85,6 +86,7 @@ class ScorpionServer:
             rate_limit_strikes=config.rate_limit_strikes,
             send_queue=config.send_queue,
         )
+        self.trusted = TrustedProxies.parse(config.trusted_proxies)
         self.site = HttpSite(
             find_web_dir(config.web_dir),
             self._healthy,
@@ -164,6 +166,7 @@ class ScorpionServer:
             compression=None,
             server_header="scorpion-race",
             reuse_port=self.config.reuse_port or None,  # a worker of --workers shares the port
+            create_connection=proxied_connection(self.trusted) if self.trusted else None,
         )
 
     @property
@@ -222,7 +225,15 @@ class ScorpionServer:
         node = self.node
         assert node is not None
         fmt = MSGPACK if ws.subprotocol is None else format_of(ws.subprotocol)
-        session = Session(ws, fmt, self.name, self.limits, node.feed, on_resync=self.metrics.resyncs.inc)
+        session = Session(
+            ws,
+            fmt,
+            self.name,
+            self.limits,
+            node.feed,
+            on_resync=self.metrics.resyncs.inc,
+            address=client_address(ws, self.trusted),
+        )
         node.sessions.add(session)
         self.metrics.connections.inc()
         session.writer = asyncio.create_task(session.run_writer())
@@ -254,7 +265,7 @@ class ScorpionServer:
                     f"{session.fmt} uses {'binary' if expected is bytes else 'text'} frames",
                 )
             message = decode(frame, session.fmt, limit=self.config.max_frame)
-            session.flow.check(message)
+            session.flow.check(message, session.place())
             if not self.store_health.up and not isinstance(message, Ping):
                 raise self._store_unavailable()
             await self.dispatch(session, message)

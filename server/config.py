@@ -20,6 +20,8 @@ import platformdirs
 from protocol.wire.codec import MAX_CLIENT_FRAME
 from protocol.wire.flow import PLAYER_CREDITS, SPECTATOR_CREDITS, STRIKES_BEFORE_CLOSE
 
+from .runtime.proxy import TrustedProxies
+
 __all__ = ["Config", "build_parser", "load_config"]
 
 
@@ -63,8 +65,8 @@ class Config:
     session_rotation: float = 3600.0
     session_overlap: float = 60.0
     username_hold: float = 30 * 24 * 3600.0
-    login_failures: int = 5
-    login_lockout: float = 2.0
+    account_login_failures: int = 5
+    account_login_lockout: float = 2.0
     leaderboard_days: int = 30
     spectator_tick: float = 2.0
     spectator_lag: float = 0.005
@@ -74,6 +76,13 @@ class Config:
     test_deals: str = ""
     web_dir: Path | None = None
     allowed_origins: str = ""
+    trusted_proxies: str = ""
+    guests_per_minute: int = 30
+    accounts_per_day: int = 5
+    room_codes_per_minute: int = 10
+    login_failures: int = 5
+    login_lockout: float = 60.0
+    login_lockout_max: float = 3600.0
     event_loop: str = "auto"
     workers: int = 1
     reuse_port: bool = False
@@ -133,9 +142,9 @@ _HELP = {
         "seconds a rotated session token keeps working, for a reconnect that raced the rotation"
     ),
     "username_hold": "seconds the username of a forgotten account stays reserved (for nobody)",
-    "login_failures": "wrong passwords in a row an account takes before its logins are locked out",
-    "login_lockout": (
-        "seconds of the first lockout after login-failures wrong passwords; each further wrong "
+    "account_login_failures": "wrong passwords in a row an account takes before its logins are locked out",
+    "account_login_lockout": (
+        "seconds of the first lockout after account-login-failures wrong passwords; each further wrong "
         "password doubles it (at most a day)"
     ),
     "leaderboard_days": "days past leaderboards and daily attempts are kept",
@@ -155,6 +164,20 @@ _HELP = {
         "comma-separated origins (scheme://host:port) whose pages may open a websocket besides "
         "this server's own pages; * allows any"
     ),
+    "trusted_proxies": (
+        "comma-separated networks (CIDR, e.g. 10.0.0.0/8) of the balancers whose PROXY protocol "
+        "header or X-Forwarded-For names the client; from any other peer both are ignored "
+        "(none by default: the socket's peer is the client)"
+    ),
+    "guests_per_minute": "new guests (hello without a token) one client address may make in a minute",
+    "accounts_per_day": "new accounts one client address may open in a day",
+    "room_codes_per_minute": (
+        "room codes naming no open room one client address may try in a minute (joining or "
+        "watching by code); past it, rate_limited"
+    ),
+    "login_failures": "failed logins from one client address before it is locked out",
+    "login_lockout": "seconds of the first lockout after failed logins; each next one lasts twice as long",
+    "login_lockout_max": "longest lockout after failed logins, in seconds",
     "event_loop": "auto (uvloop where it is installed, else asyncio's own), uvloop or asyncio",
     "workers": (
         "node processes sharing the port, under one supervising process (auto: one per core); "
@@ -273,6 +296,12 @@ def _problem(config: Config) -> str | None:
             return f"redis-url: {exc}"
     if config.redis_wait_replicas and config.redis_url is None:
         return "redis-wait-replicas needs a redis-url: the embedded server has no replicas"
+    try:
+        TrustedProxies.parse(config.trusted_proxies)
+    except ValueError as exc:
+        return f"trusted-proxies: {exc}"
+    if config.login_lockout_max < config.login_lockout:
+        return "login-lockout-max must be at least login-lockout"
     if (config.workers > 1 or config.reuse_port) and not hasattr(socket, "SO_REUSEPORT"):
         return "workers above 1 and reuse-port need SO_REUSEPORT, which this platform lacks"
     for item in fields(Config):

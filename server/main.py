@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from .app import ScorpionServer
 from .config import Config, load_config
+from .runtime.web import browser_address
 from .runtime.workers import supervise
 
 __all__ = [
@@ -86,6 +87,8 @@ async def run(config: Config) -> None:
     await server.start()
     tune_gc()
     print(f"scorpion-server listening on ws://{config.host}:{server.port}/ (node {server.name})", flush=True)
+    address = browser_address(config.host, server.port)
+    print(f"scorpion-server: open {address} to play in a browser", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -12,11 +12,13 @@ from typing import Any
 
 from .accounts import AccountService
 from .daily import DailyService
+from .fairplay import FairPlay
 from .game.feed import GameFeed
 from .game.live import LiveGame
 from .game.race import NOT_RACING, RaceService, own
 from .game.results import Results
 from .leaderboard import Leaderboards
+from .limits import Limits
 from .matchmaking import Matchmaker
 from .presence import Presence
 from .ratings import RatingService
@@ -53,7 +55,8 @@ class Node(Service):
         self.ratings = RatingService(plumbing)
         self.matchmaker = Matchmaker(plumbing, clock=lambda: int(clock() * 1000))
         """Forms rated matches; the node's start says how a match is started (``on_match``)."""
-        self.results = Results(plumbing, self.daily, self.solver, self.ratings)
+        self.fairplay = FairPlay(plumbing, self.solver)
+        self.results = Results(plumbing, self.daily, self.solver, self.ratings, self.fairplay)
         self.race.listen(
             on_game_loaded=self.feed.game_loaded,
             on_race_done=self.results.race_done,
@@ -62,6 +65,8 @@ class Node(Service):
         self.presence = Presence(plumbing, self.race, self.feed)
         self.accounts = AccountService(plumbing)
         self.leaderboards = Leaderboards(plumbing)
+        self.limits = Limits(plumbing)
+        """Abuse limits per client address (new guests, accounts, failed logins, room codes)."""
         self.test_deals = [int(n) for n in config.test_deals.split(",") if n.strip()]
         if self.test_deals:
             log.warning(

@@ -149,6 +149,8 @@ class Presence(Service):
             await asyncio.sleep(self.config.node_heartbeat)
 
     async def _take_over(self, node: str) -> None:
+        """Start the grace periods of a dead node's players: its racers in the games this
+        node follows, and everyone sitting in a room (whose rooms nobody else would close)."""
         log.warning("a node went silent: its racers get their grace period", extra={"silent": node})
         for game in list(self.race.games.values()):
             if game.ended:
@@ -156,6 +158,9 @@ class Presence(Service):
             for player, status in list(game.status.items()):
                 if status == "playing" and await self.store.forget_node_presence(player, node) == 0:
                     self.tasks.spawn(self.grace(player, game.game_id))
+        for player in sorted(await self.store.room_members_everywhere()):
+            if await self.store.forget_node_presence(player, node) == 0:
+                self.tasks.spawn(self.room_grace(player))
 
     async def grace(self, player: str, game_id: str) -> None:
         """Wait the grace period; a racer still away then has left the race."""

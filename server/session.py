@@ -23,6 +23,7 @@ from websockets.protocol import State
 
 from protocol.wire.codec import Format, encode
 from protocol.wire.flow import Credits, Flow
+from protocol.wire.flow import State as FlowState
 from protocol.wire.message import Message
 
 from .store import UNREACHABLE
@@ -126,8 +127,11 @@ class Session:
         limits: SessionLimits,
         source: EventSource,
         on_resync: Callable[[], None] | None = None,
+        address: str = "",
     ) -> None:
         self.ws = ws
+        self.address = address
+        """The client's real address (behind a trusted balancer, the one it names)."""
         self.fmt = fmt
         self.id = f"{node}/{next(_ids)}"
         self.limits = limits
@@ -166,6 +170,19 @@ class Session:
         """Whether frames are framed and waiting for the end of this loop turn's write."""
         self.framed = 0
         """Bytes framed and not yet handed to the socket (counted against its buffer)."""
+
+    def place(self) -> str:
+        """Name what holds this connection in its state, for a refusal to say what is in the way."""
+        state = self.flow.state
+        if state is FlowState.RACING and self.games:
+            return f"game {next(reversed(self.games))}"
+        if state is FlowState.WATCHING and self.watching:
+            return f"game {next(reversed(self.watching))}"
+        if state is FlowState.IN_ROOM and self.room:
+            return f"room {self.room}"
+        if state is FlowState.QUEUED and self.queued:
+            return f"queue {self.queued}"
+        return ""
 
     # -- credits ------------------------------------------------------------------------
 

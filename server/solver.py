@@ -13,12 +13,12 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from protocol.game import Board, move_from_text, move_json
+from protocol.game import Board, move_from_text, move_json, move_text
 from protocol.solver import NATIVE, Budget, Verdict, first_losing_move, solve, solve_deal
 
 from .runtime.lifeline import worker_pool
 
-__all__ = ["ANALYSIS_NODES", "SolverPool", "analyze_game", "check_position", "final_line"]
+__all__ = ["ANALYSIS_NODES", "SolverPool", "analyze_game", "check_position", "final_line", "finish_line"]
 
 log = logging.getLogger("scorpion.server")
 
@@ -71,6 +71,17 @@ def check_position(
     if solution.verdict is Verdict.WINNABLE and solution.moves:
         answer["move"] = move_json(solution.moves[0])
     return answer
+
+
+def finish_line(
+    variant: str, number: int, rule: str, actions: Sequence[str], nodes: int = ANALYSIS_NODES
+) -> dict[str, Any]:
+    """Return the verdict on a position and, when winnable, a winning line to its end (the
+    moves as text), for auto-finish."""
+    board = final_line(variant, number, rule, actions)
+    solution = solve(board, Budget(nodes=nodes))
+    line = [move_text(m) for m in solution.moves] if solution.verdict is Verdict.WINNABLE else []
+    return {"verdict": solution.verdict.value, "line": line}
 
 
 class SolverPool:

@@ -122,6 +122,15 @@ def test_solver_benchmark_prints_a_row_per_variant_and_rule() -> None:
     assert all(int(won) + int(lost) + int(unknown) == 20 for _, _, won, lost, unknown in rows), out
 
 
+def test_fairplay_benchmark_prints_a_row_per_kind_of_player() -> None:
+    out = run_bench("fairplay.py", "--honest", "6", "--cheaters", "2", "--games", "3", "--deals", "4")
+    rows = re.findall(r"^(\S+) +(\d+) +([\d.]+)% +([\d.]+)% +([\d.]+)%", out, re.M)
+    kinds = ["honest", "solver-0.1", "solver-0.3", "solver-0.5", "solver-1.0", "scout", "bot"]
+    assert [kind for kind, *_ in rows] == kinds, out
+    assert [int(players) for _, players, *_ in rows] == [6, 2, 2, 2, 2, 2, 2], out
+    assert "load before:" in out and "goal:" in out, out
+
+
 def test_matchmaking_benchmark_matches_the_burst_and_the_flow_and_rates_races() -> None:
     out = run_bench("matchmaking.py", "--queued", "200", "--rate", "50", "--seconds", "1", "--races", "3")
     first = re.search(r"first round with (\d+) waiting: (\d+) pairs", out)
@@ -158,3 +167,16 @@ def test_act_script_benchmark_prints_redis_cpu_per_action_of_each_variant() -> N
         line = rf"^  median {re.escape(name)} +Redis +[\d.]+ us an action, +([\d.]+) inside the script call$"
         inside = re.findall(line, out, re.M)
         assert len(inside) == 2 and all(float(us) > 0 for us in inside), out
+
+
+def test_memory_benchmark_prints_the_figures_operations_quotes() -> None:
+    out = run_bench("memory.py")
+    for label in (
+        "a guest who said hello and left",
+        "a guest after one finished solo game",
+        "a finished solo game's own keys",
+        "a finished two-player race's own keys",
+        "an account with 3 sessions (estimate)",
+    ):
+        found = re.search(rf"^{re.escape(label)}: (\d+) B in (\d+) keys$", out, re.M)
+        assert found and int(found.group(1)) > 0, out

@@ -12,7 +12,7 @@ from ..api import ScorpionClient
 from ..bot import Bot, BotResult
 from ..errors import ServerError
 from .support.arguments import positive_int, seconds
-from .support.session import DEFAULT_SERVER, add_server_options
+from .support.session import add_server_options, server_urls
 
 __all__ = ["register"]
 
@@ -35,7 +35,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Run the bots until their races end; print one result line each."""
-    urls = args.server or [DEFAULT_SERVER]
+    try:
+        urls = server_urls(args)
+    except argparse.ArgumentTypeError as exc:
+        print(f"scorpion bot: {exc}", file=sys.stderr)
+        return 2
     base = args.name or "Bot"
 
     async def one(index: int) -> BotResult:

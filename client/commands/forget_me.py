@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..api import ScorpionClient
 from ..identity import TokenStore
-from .support.session import DEFAULT_SERVER, add_server_options, run_session
+from .support.session import add_server_options, run_session, server_urls
 
 __all__ = ["format_removed", "register"]
 
@@ -35,7 +36,11 @@ def format_removed(removed: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Ask the server to forget this player, then drop the stored token."""
-    server = (args.server or [DEFAULT_SERVER])[0]
+    try:
+        server = server_urls(args)[0]
+    except argparse.ArgumentTypeError as exc:
+        print(f"scorpion forget-me: {exc}", file=sys.stderr)
+        return 2
     if TokenStore().load(server) is None:
         print(f"scorpion forget-me: no identity is stored for {server}: nothing to forget")
         return 0

@@ -1,8 +1,11 @@
-"""``scorpion replay GAME``: print the moves of a finished game, racer by racer."""
+"""``scorpion replay GAME``: step through a finished game in the full-screen replay view
+(``client.tui.replay``), or print its moves racer by racer (``--print``, or when the output
+is not a terminal)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from protocol.game import MoveError, move_from_json, move_text
@@ -16,8 +19,14 @@ __all__ = ["format_replay", "register"]
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``replay`` subcommand."""
-    parser = subparsers.add_parser("replay", help="print the moves of a finished game")
+    parser = subparsers.add_parser(
+        "replay", help="step through a finished game (← →), or print its moves with --print"
+    )
     parser.add_argument("game", help="the game id")
+    parser.add_argument(
+        "--print", action="store_true", help="print the moves instead of stepping through them"
+    )
+    parser.add_argument("--player", default=None, help="the racer shown first (default: you, or the winner)")
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
@@ -63,10 +72,22 @@ def format_replay(log: ReplayLog) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the replay log of a game."""
+    """Step through a game in the replay view, or print its replay log."""
 
     async def session(client: ScorpionClient) -> int:
-        print(format_replay(await client.replay(args.game)))
+        log = await client.replay(args.game)
+        if args.print or not sys.stdout.isatty():
+            print(format_replay(log))
+            return 0
+        from ..tui.replay import ReplayApp
+
+        racers = [racer.player for racer in log.logs]
+        winner = [s.player for s in sorted(log.standings, key=lambda s: s.rank)]
+        first = next(
+            (p for p in (args.player, client.player, *winner) if p in racers), racers[0] if racers else ""
+        )
+        shown = await client.replay_positions(args.game, first)
+        await ReplayApp(log, shown, lambda player: client.replay_positions(args.game, player)).run_async()
         return 0
 
     return run_session(args, session, auto_resume=False)

@@ -24,10 +24,10 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
-from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text, move_text
+from protocol.game import CELL_BASE, Move, MoveError, card_text, move_from_json, move_from_text
 
 from ..api import ScorpionClient
-from .render import has_stock, spot_at
+from .render import has_stock, move_words, spot_at
 from .screen import PROFILE_NOTE, ScreenApp, Starter
 
 __all__ = ["ScorpionApp"]
@@ -39,7 +39,13 @@ GAME_ACTIONS = frozenset({"select", "undo", "hint", "deal", "resign"})
 class ScorpionApp(ScreenApp):
     """Race, play or watch Scorpion in the terminal."""
 
+    ENABLE_COMMAND_PALETTE = False  # its key would take room in the key bar; nothing is in it
+
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Leaving and typing a move come first: a key bar too long for the terminal is cut
+        # on the right, and these two must stay at 80 columns.
+        Binding("q", "quit", "quit"),
+        Binding("colon", "type", "type move"),
         Binding("up", "column(-1)", "column", show=False),
         Binding("down", "column(1)", "column", show=False),
         Binding("left", "card(-1)", "card", show=False),
@@ -50,24 +56,31 @@ class ScorpionApp(ScreenApp):
         Binding("h", "hint", "hint"),
         Binding("d", "deal", "deal"),
         Binding("R", "resign", "resign"),
-        Binding("n", "new_game", "new game"),
+        Binding("n", "new_game", "new"),
         Binding("p", "replay", "replay"),
         Binding("a", "rematch", "race again"),
         Binding("m", "watch_rematch", "watch the rematch"),
-        Binding("w", "winnable", "winnable?"),
+        Binding("w", "winnable", "win?"),
         Binding("P", "profile", "profile"),
-        Binding("colon", "type", "type move"),
         Binding("escape", "cancel", "cancel", show=False),
         Binding("r", "ready", "ready", show=False),
         Binding("s", "start", "start", show=False),
         Binding("tab", "next_racer", "next racer"),
-        Binding("q", "quit", "quit"),
     ]
 
     def __init__(self, client: ScorpionClient, start: Starter | None = None) -> None:
         super().__init__(client, start)
         self.resign_window = 3.0
         self._resign_armed_until = 0.0
+        self.quit_asked = False  # q was pressed once in a game of the player's: q again, R or Esc
+
+    async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
+        """Run the app; once it closed, print the ids of the player's games that ended in it
+        and how to replay or analyse them (the screen that showed them is gone)."""
+        result = await super().run_async(*args, **kwargs)
+        if farewell := self.farewell_text():
+            print(farewell)
+        return result
 
     # -- the cursor -----------------------------------------------------------------------
 
@@ -137,9 +150,14 @@ class ScorpionApp(ScreenApp):
         self._play(move)
 
     def _play(self, move: Move) -> None:
+        if not self.client.connected:
+            # Sent later, it would land on a board the player no longer looks at: refuse it now.
+            self.say(f"not connected: {move_words(move)} was not sent; play it again once reconnected")
+            return
+
         async def play() -> None:
-            answer = await self.client.move(move)
-            self.say(f"{move_text(move)} accepted (v{answer.v})")
+            await self.client.move(move)
+            self.say(f"{move_words(move)} accepted")
 
         self._run(play)
 
@@ -187,7 +205,39 @@ class ScorpionApp(ScreenApp):
         self.action_select()
         self.redraw()
 
+    def on_key(self, event: events.Key) -> None:
+        """Say why ``u`` or ``h`` does nothing where the race has undo or hints off (their keys
+        are not in the key bar there, and a key that does nothing says nothing)."""
+        if isinstance(self.focused, Input) or event.key not in ("u", "h"):
+            return
+        race = self.race
+        if race is None or not race.playing:
+            return
+        what = "undo" if event.key == "u" else "hint"
+        if not (race.options.undo if what == "undo" else race.options.hints):
+            self.say(self.off_reason(what))
+
+    def say(self, note: str) -> None:
+        """Show a one-line message; one that replaces the question ``q`` asked withdraws it
+        (the next ``q`` asks again)."""
+        if self.quit_asked and not note.startswith("leave game"):
+            self.quit_asked = False
+        super().say(note)
+
+    def off_reason(self, what: str) -> str:
+        """Say why ``what`` (``undo`` or ``hint``) is off in the race on screen."""
+        race = self.race
+        said = "undo is off" if what == "undo" else "hints are off"
+        if race is not None and race.options.rated:
+            return f"{said} in a rated race: every racer plays without them"
+        if race is not None and race.mode == "daily":
+            return f"{said} in the daily's ranked attempt: every player plays it without them"
+        return f"{said} in this race: its room was opened without them"
+
     def action_cancel(self) -> None:
+        if self.quit_asked:
+            self.quit_asked = False
+            self.say("")
         self.picked = None
         self.hinted = None
         self._close_profile()
@@ -203,7 +253,19 @@ class ScorpionApp(ScreenApp):
         self._play(move_from_text("deal"))
 
     def action_resign(self) -> None:
-        """Resign on a second ``R`` within ``resign_window`` seconds: it cannot be undone."""
+        """Resign on a second ``R`` within ``resign_window`` seconds: it cannot be undone.
+
+        Asked whether to leave (``q`` once), one ``R`` resigns and leaves.
+        """
+        if self.quit_asked:
+            self.quit_asked = False
+
+            async def resign_and_leave() -> None:
+                await self.client.resign()
+                self._quit()
+
+            self._run(resign_and_leave)
+            return
         now = time.monotonic()
         if now > self._resign_armed_until:
             self._resign_armed_until = now + self.resign_window
@@ -227,7 +289,7 @@ class ScorpionApp(ScreenApp):
                 return
             best = move_from_json(answer.moves[0])
             self._point_at(answer.game, answer.v, best)
-            self.say("hint: " + ", ".join(move_text(move_from_json(m)) for m in answer.moves[:5]))
+            self.say("hint: " + ", ".join(move_words(move_from_json(m)) for m in answer.moves[:5]))
 
         self._run(hint)
 
@@ -258,7 +320,7 @@ class ScorpionApp(ScreenApp):
             if info.verdict == "winnable" and info.move is not None:
                 move = move_from_json(info.move)
                 self._point_at(info.game, info.v, move)
-                self.say(f"still winnable: yes; a winning move is {move_text(move)}")
+                self.say(f"still winnable: yes; a winning move is {move_words(move)}")
             elif info.verdict == "winnable":
                 self.say("still winnable: yes")
             elif info.verdict == "unwinnable":
@@ -395,7 +457,25 @@ class ScorpionApp(ScreenApp):
         self.query_one("#command", Input).focus()
 
     async def action_quit(self) -> None:
-        self._quit()
+        self._ask_quit()
+
+    def _ask_quit(self) -> None:
+        """Quit, asking first while a game of the player's goes on: leaving it does not end it.
+
+        A solo game left stays saved (``scorpion play --resume``); a race goes on without the
+        player, who is out of it once the server's grace period is over, and until then
+        cannot open a room or join a queue. ``q`` again leaves, ``R`` resigns and leaves,
+        Esc stays.
+        """
+        race = self.race
+        if self.quit_asked or self.quitting or race is None or race.spectating or not race.playing:
+            self._quit()
+            return
+        self.quit_asked = True
+        if race.mode == "solo":
+            self.say(f"leave game {race.game}? q: leave it saved · R: resign · Esc: stay")
+        else:
+            self.say(f"leave game {race.game}? q: leave (it goes on) · R: resign · Esc: stay")
 
     def _quit(self) -> None:
         """Close the app; keys already typed after this start no request."""
@@ -421,10 +501,10 @@ class ScorpionApp(ScreenApp):
         if not text:
             return
         if word in ("quit", "q"):
-            self._quit()
+            self._ask_quit()
             return
         if word in ("undo", "hint") and self.race is not None and not self.check_action(word, ()):
-            self.say(f"this race does not allow {'undo' if word == 'undo' else 'hints'}")
+            self.say(self.off_reason(word))
             return
         if word in actions:
             actions[word]()

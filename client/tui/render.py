@@ -3,11 +3,12 @@
 Columns are drawn as rows, left to right from the first card dealt to the exposed one,
 so a whole Scorpion tableau fits an 80×24 terminal however long the columns grow.
 Suits use a four-colour deck (spades white, hearts red, diamonds blue, clubs green) since
-Scorpion is built down in suit; face-down cards are drawn as backs.
+Scorpion is built down in suit; face-down cards are drawn as grey backs, unlike any suit.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,13 +17,18 @@ from rich.text import Text
 from protocol.game import Move, VariantError, card_text, get_variant, move_text
 from protocol.wire.message import Analysis, Profile, RaceEnded, RatingChange, RoomState
 
+from ..state import RaceState
+
 __all__ = [
     "BOARD_INDENT",
     "SUIT_STYLE",
     "SUIT_SYMBOL",
     "card_label",
+    "card_names",
     "card_step",
     "has_stock",
+    "move_words",
+    "progress_bar",
     "progress_fraction",
     "rating_label",
     "render_analysis",
@@ -31,18 +37,38 @@ __all__ = [
     "render_racer",
     "render_room",
     "render_standings",
+    "render_status",
     "spot_at",
 ]
 
 SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-SUIT_STYLE = {"S": "bold bright_white", "H": "bold red", "D": "bold bright_blue", "C": "bold green"}
+SUIT_STYLE = {"S": "bold bright_white", "H": "bold red", "D": "bold dodger_blue1", "C": "bold green"}
+"""A four-colour deck. Diamonds are a plain blue (``dodger_blue1``, #0087ff), never the
+terminal's "bright blue", which many colour schemes draw purple."""
 BACK = "░░"
-BACK_STYLE = "blue on grey23"
+BACK_STYLE = "grey62 on grey23"
+"""Face-down cards: grey on dark grey, a colour no suit has."""
 
 
 def card_label(card: str) -> str:
     """Return a card as shown: rank then suit symbol (``T♥``)."""
     return card[0] + SUIT_SYMBOL.get(card[1].upper(), card[1])
+
+
+_CARD = re.compile(r"(?<![A-Za-z0-9])([A2-9TJQK])([SHDC])(?![A-Za-z0-9])")
+
+
+def card_names(text: str) -> str:
+    """Return ``text`` with every card written as the board draws it (``3S`` → ``3♠``)."""
+    return _CARD.sub(lambda found: found[1] + SUIT_SYMBOL[found[2]], text)
+
+
+def move_words(move: Move) -> str:
+    """Return a move as the board names its card: ``7♥ 2→5`` for ``7H:2-5`` (``deal the reserve``)."""
+    if move.is_deal:
+        return "deal the reserve"
+    _, _, where = move_text(move).partition(":")
+    return f"{card_label(card_text(move.card))} {where.replace('-', '→')}"
 
 
 def has_stock(view: Mapping[str, Any]) -> bool:
@@ -146,8 +172,15 @@ def render_board(
     return out
 
 
+PROGRESS_MOVES = 56
+"""Moves over which the move count fills its part of a progress bar: each of them moves a
+20-cell bar by one eighth of a cell."""
+
+
 def progress_fraction(summary: Mapping[str, Any] | None, variant: str) -> float:
-    """Return how far a racer got, 0 to 1: mostly finished runs, partly cards turned face up."""
+    """Return how far a racer got, 0 to 1: half finished runs, a little cards turned face up,
+    and the rest moves played (up to :data:`PROGRESS_MOVES`), so that the bar moves with every
+    move early on, not only when a run is finished; a won game is full."""
     if not summary:
         return 0.0
     rules = get_variant(variant)
@@ -155,7 +188,21 @@ def progress_fraction(summary: Mapping[str, Any] | None, variant: str) -> float:
     if summary.get("state") == "won":
         return 1.0
     revealed = max(0, face_down - int(summary.get("face_down_left", face_down)))
-    return min(1.0, 0.75 * int(summary.get("runs", 0)) / 4 + 0.25 * revealed / face_down)
+    moves = min(PROGRESS_MOVES, max(0, int(summary.get("moves", 0))))
+    runs = int(summary.get("runs", 0)) / 4
+    return min(1.0, 0.5 * runs + 0.15 * revealed / face_down + 0.35 * moves / PROGRESS_MOVES)
+
+
+EIGHTHS = " ▏▎▍▌▋▊▉"
+"""A bar cell filled to 0 to 7 eighths."""
+
+
+def progress_bar(fraction: float, cells: int) -> tuple[str, str]:
+    """Return a bar of ``cells`` as its filled part (eighths of a cell) and its empty part."""
+    eighths = round(max(0.0, min(1.0, fraction)) * cells * 8)
+    full, part = divmod(eighths, 8)
+    filled = "█" * full + (EIGHTHS[part] if part else "")
+    return filled, "░" * (cells - len(filled))
 
 
 def render_racer(
@@ -181,14 +228,59 @@ def render_racer(
         name_cells, tail = 8, f" {score:>4}p {runs}r {moves:>3}mv {status}"
     if width is not None:
         bar = max(4, min(bar, width - (2 + name_cells + 1) - len(tail)))
-    filled = round(fraction * bar)
+    filled, empty = progress_bar(fraction, bar)
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(("▶ " if me else "  ") + f"{name[:name_cells]:<{name_cells}} ", style="bold" if me else "")
-    out.append("█" * filled, style="green" if status != "resigned" else "red")
-    out.append("░" * (bar - filled), style="grey37")
+    out.append(filled, style="green" if status != "resigned" else "red")
+    out.append(empty, style="grey37")
     out.append(tail)
     if width is not None:
         out.truncate(width, overflow="ellipsis")
+    return out
+
+
+def render_status(race: RaceState, *, compact: bool, watched: int = 0, elapsed: int | None = None) -> Text:
+    """Return the status line of a race: the full form, or with ``compact`` a shorter one
+    (the status first). ``watched`` picks the racer a spectator sees; ``elapsed`` is the
+    clock to show in milliseconds (none once the race is over)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    gap = " " if compact else "  "
+    summary = race.summary or {}
+    status = (
+        None
+        if race.spectating
+        else (race.status, "bold green" if race.status == "playing" else "bold yellow")
+    )
+    if compact and status is not None:
+        out.append(status[0] + " ", style=status[1])
+    if race.spectating:
+        racers = [r for r in race.racers.values() if r.view is not None]
+        shown = racers[watched % len(racers)] if racers else None
+        summary = (shown.summary or {}) if shown else {}
+        out.append(f"watching {shown.name if shown else '?'} ", style="bold")
+    out.append(f"{race.variant} ", style="bold")
+    out.append(f"{race.game} " if compact else f"game {race.game}  ", style="cyan")
+    if race.options.rated:
+        out.append("rated ", style="bold cyan")
+    if race.mode == "daily":
+        out.append(f"daily {race.daily} ", style="bold magenta")
+    elif race.mode == "practice":
+        out.append(f"practice {race.daily} ", style="magenta")
+    elif race.mode == "solo":
+        out.append("solo ", style="magenta")
+    score, runs, moves = (int(summary.get(key, 0)) for key in ("score", "runs", "moves"))
+    if compact:
+        out.append(f"{score}p {runs}/4 {moves}mv ")
+    else:
+        out.append(f"score {score}  runs {runs}/4  moves {moves}  ")
+    if elapsed is not None:
+        seconds = elapsed // 1000
+        out.append(f"⏱ {seconds // 60:02}:{seconds % 60:02}{gap}")
+    if race.options.spectators:
+        out.append(f"👁 {race.spectators}{gap}", style="dim")
+    if not compact and status is not None:
+        out.append(status[0], style=status[1])
+    out.rstrip()
     return out
 
 
@@ -302,17 +394,26 @@ def render_profile(profile: Profile, *, games: int = 8) -> Text:
 VERDICT_WORD = {"winnable": "yes", "unwinnable": "no", "unknown": "unknown"}
 
 
-def render_analysis(analysis: Analysis, slipped: Move | None = None) -> Text:
+def render_analysis(analysis: Analysis, slipped: Move | None = None, *, decided: str | None = "") -> Text:
     """Return the solver's verdict on a finished game.
 
     ``Deal winnable: yes; your win slipped away at move 13 (card 7♥, 7H:2-5)``, or ``…; you
     won``; then the length of the winning line. ``slipped`` is the player's move at index
-    ``analysis.slipped`` when known (the move number alone is shown otherwise).
+    ``analysis.slipped`` when known (the move number alone is shown otherwise). Where the
+    server's solver gave up, ``decided`` is the verdict this client's solver reached on the
+    deal (``None`` while it works, ``""`` when it does not try).
     """
     out = Text()
-    word = VERDICT_WORD.get(analysis.verdict, analysis.verdict)
+    verdict = analysis.verdict
+    if verdict == "unknown" and decided:
+        verdict = decided
+    word = VERDICT_WORD.get(verdict, verdict)
     out.append("Deal winnable: ", style="bold")
     out.append(word, style={"yes": "bold green", "no": "bold red"}.get(word, "bold yellow"))
+    if analysis.verdict == "unknown" and decided is None:
+        out.append(" (solving it here…)", style="dim")
+    elif analysis.verdict == "unknown" and decided and decided != "unknown":
+        out.append(" (solved here)", style="dim")
     if analysis.won:
         out.append("; you won", style="bold green")
     elif analysis.slipped is not None:

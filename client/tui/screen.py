@@ -17,8 +17,10 @@ The keys, the mouse and typed commands are :class:`client.tui.app.ScorpionApp`'s
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -32,8 +34,10 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from protocol.game import CELL_BASE, Move
+from protocol.solver import Budget, solve_deal
 from protocol.wire.message import (
     Analysis,
+    Countdown,
     Games,
     GamesUpdate,
     MatchFound,
@@ -58,6 +62,7 @@ from ..errors import (
 )
 from ..state import RaceState
 from .render import (
+    card_names,
     rating_label,
     render_analysis,
     render_board,
@@ -65,6 +70,7 @@ from .render import (
     render_racer,
     render_room,
     render_standings,
+    render_status,
 )
 
 __all__ = ["BUSY_NOTE", "PROFILE_NOTE", "ScreenApp", "Starter", "server_error_text"]
@@ -74,12 +80,19 @@ Starter = Callable[[ScorpionClient], Awaitable[Any]]
 BUSY_NOTE = "server busy, retrying…"
 """The message line while the client sends a request again that the busy server refused."""
 
+LOCAL_BUDGET = (20_000_000, 8.0)
+"""Nodes and seconds this client's own solver may spend on a deal the server left undecided."""
+
 PROFILE_NOTE = "your profile: P or Esc to go back"
 """The message line while the player's profile is on screen."""
 
 
-def server_error_text(exc: ServerError) -> str:
-    """Return the message line for a request the server refused."""
+def server_error_text(exc: ServerError, mode: str | None = None) -> str:
+    """Return the message line for a request the server refused (a game or room in the way
+    said in words; ``mode`` is that game's when known)."""
+    words = exc.in_the_way(mode)
+    if words is not None:
+        return words
     if exc.retryable:
         return f"server busy, gave up retrying: {exc.message}; try again in a moment"
     return f"server: {exc.message}" if exc.message else f"server: {exc.code}"
@@ -113,10 +126,15 @@ class ScreenApp(App[int]):
         self.queue_waited: int | None = None  # seconds the queue was waited in vain
         self.hinted: tuple[str, int, Move] | None = None  # game, version, best move
         self.slipped: dict[str, Move | None] = {}  # game -> the move after which the win slipped away
+        self.decided: dict[str, str | None] = {}  # game -> the verdict solved here (None: solving)
         self._mode: tuple[object, ...] | None = None
         self.quitting = False
         self._announced: str | None = None  # the rematch last announced to this spectator
         self.profile: Profile | None = None  # the profile on screen in place of the main area
+        self.countdown: int | None = None  # server time the announced race starts at
+        self.clock_stop: int | None = None  # server time the shown clock stopped at (an outage)
+        self.clock_paused: dict[str, int] = {}  # game -> ms of storage outages left out of its clock
+        self.finished: list[str] = []  # the player's games that ended on screen, oldest first
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -133,7 +151,7 @@ class ScreenApp(App[int]):
         self.query_one("#board-scroll").can_focus = False
         self.set_focus(None)
         self._spawn(self._pump, "events")
-        self.set_interval(1.0, self._tick)
+        self.set_interval(0.25, self._tick)
         if self.starter is not None:
             starter = self.starter
             self._run(lambda: starter(self.client))
@@ -146,19 +164,26 @@ class ScreenApp(App[int]):
     async def _pump(self) -> None:
         async for event in self.client.events():
             if isinstance(event, Disconnected):
+                self._stop_clock()
                 self.say(f"connection lost ({event.code}); reconnecting…")
             elif isinstance(event, Reconnected):
+                self._start_clock(paused=False)  # the server's clock went on: so does this one
                 self.say(f"reconnected to {event.url}")
             elif isinstance(event, Closed):
                 self.say(f"disconnected: {event.reason}")
             elif isinstance(event, Busy):
+                self._stop_clock()  # the storage is out of reach: the game's clock stands still
                 self.say(BUSY_NOTE)
             elif isinstance(event, Recovered):
+                self._start_clock(paused=True)
                 if self.note == BUSY_NOTE:
                     self.say("")
             elif isinstance(event, Queued):
                 self.queued = event.variant
+            elif isinstance(event, Countdown):
+                self.countdown = event.start
             elif isinstance(event, MatchFound):
+                self.countdown = event.start
                 self.queued = self.queue_waited = None
                 self.say("match found: " + ", ".join(p.name for p in event.players))
             elif isinstance(event, QueueTimeout):
@@ -167,6 +192,9 @@ class ScreenApp(App[int]):
                 self.say(f"nobody came in {event.waited} s: press q and try again later")
             elif isinstance(event, RaceEnded):
                 self.picked = None
+                race = self.race
+                if race is not None and race.game == event.game and not race.spectating:
+                    self.finished += [] if event.game in self.finished else [event.game]
                 if self.race is not None and self.race.spectating and self.race.game == event.game:
                     # Follow the live list under the result: the racers may race again.
                     self._run(lambda: self.client.games_list(subscribe=True))
@@ -188,8 +216,19 @@ class ScreenApp(App[int]):
             self.redraw()
 
     def _tick(self) -> None:
+        if self.countdown is not None:
+            self.redraw()  # the countdown's number on the board
+            if self.countdown_left() == 0:
+                self.countdown = None
+            return
         with contextlib.suppress(NoMatches):  # the screen is going away
             self.query_one("#status", Static).update(self.status_text())
+
+    def countdown_left(self) -> int:
+        """Return the whole seconds (rounded up) until the announced race starts, 0 when none is."""
+        if self.countdown is None:
+            return 0
+        return max(0, -((self.client.server_now() - self.countdown) // 1000))
 
     def _spawn(self, job: Callable[[], Coroutine[Any, Any, None]], group: str) -> Worker[None]:
         """Run ``job()`` in a textual worker, called only once the worker starts.
@@ -214,7 +253,7 @@ class ScreenApp(App[int]):
             except IllegalLocally as exc:
                 self.say(f"illegal: {exc}")
             except ServerError as exc:
-                self.say(server_error_text(exc))
+                self.say(server_error_text(exc, self.race.mode if self.race is not None else None))
             except (ClientError, TimeoutError) as exc:
                 self.say(f"error: {exc}")
             self.redraw()
@@ -222,7 +261,8 @@ class ScreenApp(App[int]):
         self._spawn(guarded, "requests")
 
     def say(self, note: str) -> None:
-        """Show a one-line message."""
+        """Show a one-line message, its cards named as the board draws them (``3♠``, not ``3S``)."""
+        note = card_names(note)
         self.note = note
         with contextlib.suppress(NoMatches):
             self.query_one("#message", Static).update(Text(note[:200]))
@@ -250,6 +290,9 @@ class ScreenApp(App[int]):
         """Return the status line (a shorter form, the status first, where the full one does not fit)."""
         race = self.race
         out = Text(no_wrap=True, overflow="ellipsis")
+        if (left := self.countdown_left()) and (race is None or race.ended is not None):
+            out.append(f"Scorpion Race  the race starts in {left}…", style="bold green")
+            return out
         if race is None:
             where = {"in_room": "in a room", "queued": "waiting for a match"}.get(self.client.state.value, "")
             out.append(f"Scorpion Race  {self.client.name}  {where}", style="bold")
@@ -258,46 +301,28 @@ class ScreenApp(App[int]):
         return full if full.cell_len <= self.size.width - 2 else self._status_line(race, compact=True)
 
     def _status_line(self, race: RaceState, *, compact: bool) -> Text:
-        out = Text(no_wrap=True, overflow="ellipsis")
-        gap = " " if compact else "  "
-        summary = race.summary or {}
-        status = (
-            None
-            if race.spectating
-            else (race.status, "bold green" if race.status == "playing" else "bold yellow")
-        )
-        if compact and status is not None:
-            out.append(status[0] + " ", style=status[1])
-        if race.spectating:
-            racers = [r for r in race.racers.values() if r.view is not None]
-            shown = racers[self.watched % len(racers)] if racers else None
-            summary = (shown.summary or {}) if shown else {}
-            out.append(f"watching {shown.name if shown else '?'} ", style="bold")
-        out.append(f"{race.variant} ", style="bold")
-        if race.options.rated:
-            out.append("rated ", style="bold cyan")
-        if race.mode == "daily":
-            out.append(f"daily {race.daily} ", style="bold magenta")
-        elif race.mode == "practice":
-            out.append(f"practice {race.daily} ", style="magenta")
-        elif race.mode == "solo":
-            out.append("solo ", style="magenta")
-        score, runs, moves = (int(summary.get(key, 0)) for key in ("score", "runs", "moves"))
-        if compact:
-            out.append(f"{score}p {runs}/4 {moves}mv ")
-        else:
-            out.append(f"score {score}  runs {runs}/4  moves {moves}  ")
-        end = race.ended
-        now = self.client.server_now() if end is None else race.start
-        elapsed = max(0, (now - race.start) // 1000)
-        if end is None:
-            out.append(f"⏱ {elapsed // 60:02}:{elapsed % 60:02}{gap}")
-        if race.options.spectators:
-            out.append(f"👁 {race.spectators}{gap}", style="dim")
-        if not compact and status is not None:
-            out.append(status[0], style=status[1])
-        out.rstrip()
-        return out
+        return render_status(race, compact=compact, watched=self.watched, elapsed=self.elapsed_ms(race))
+
+    def elapsed_ms(self, race: RaceState) -> int | None:
+        """Return the race's clock as this client shows it: the time since its start, less
+        the storage outages seen while it ran (the game's own clock leaves them out), stopped
+        while the server is busy or out of reach; ``None`` once it is over."""
+        if race.ended is not None:
+            return None
+        now = self.client.server_now() if self.clock_stop is None else self.clock_stop
+        return max(0, now - race.start - self.clock_paused.get(race.game, 0))
+
+    def _stop_clock(self) -> None:
+        if self.clock_stop is None:
+            self.clock_stop = self.client.server_now()
+
+    def _start_clock(self, *, paused: bool) -> None:
+        """Let the shown clock run again; ``paused``: the time it stood still is left out."""
+        race = self.race
+        if self.clock_stop is not None and race is not None and paused:
+            stood = max(0, self.client.server_now() - max(self.clock_stop, race.start))
+            self.clock_paused[race.game] = self.clock_paused.get(race.game, 0) + stood
+        self.clock_stop = None
 
     def board_text(self) -> Text:
         """Return the main area: board, lobby, queue or standings."""
@@ -305,6 +330,12 @@ class ScreenApp(App[int]):
         width = max(40, self.size.width - 2)
         if self.profile is not None:
             return render_profile(self.profile)
+        if (left := self.countdown_left()) and (race is None or race.ended is not None):
+            out = Text(f"The race starts in {left}…\n\n", style="bold green")
+            if self.client.room is not None:
+                room = self.client.room
+                out.append(render_room(room, self.client.player, room_link(self.client.url, room.room)))
+            return out
         if race is None:
             if self.client.room is not None:
                 room = self.client.room
@@ -342,14 +373,32 @@ class ScreenApp(App[int]):
                 )
             )
             if race.analysis is not None:
-                text.append(render_analysis(race.analysis, self.slipped.get(race.game)))
+                text.append(
+                    render_analysis(
+                        race.analysis,
+                        self.slipped.get(race.game),
+                        decided=self.decided.get(race.game, ""),
+                    )
+                )
             elif not race.spectating and race.mode in ("solo", "race"):
                 text.append("analysing the deal…\n", style="dim")
+            if not race.spectating:
+                text.append(f"game {race.game}: ", style="bold cyan")
+                text.append(f"scorpion replay {race.game} · scorpion analyze {race.game}\n", style="cyan")
             if race.mode == "solo":
                 text.append("n: new game · p: replay this deal · q: quit", style="dim")
             elif self._can_rematch():
                 text.append("a: race again (a rematch with the same players) · q: quit", style="dim")
         return text
+
+    def farewell_text(self) -> str:
+        """Return what the terminal says once the app closed: each game of the player's that
+        ended, with the commands that step through it and analyse it."""
+        return "\n".join(
+            f"game {game} is over: `scorpion replay {game}` steps through it, "
+            f"`scorpion analyze {game}` shows the solver's winning line"
+            for game in self.finished
+        )
 
     def current_hint(self) -> Move | None:
         """Return the hinted move while the board is still the one it was given for."""
@@ -452,7 +501,9 @@ class ScreenApp(App[int]):
     # -- analysis, ratings, the profile, rematches ----------------------------------------
 
     def _on_analysis(self, analysis: Analysis) -> None:
-        """Find the move the analysis says the win slipped away after (from the replay log)."""
+        """Find the move the analysis says the win slipped away after (from the replay log);
+        decide here a deal the server's solver left undecided."""
+        self._decide(analysis)
         if analysis.slipped is None or analysis.game in self.slipped:
             return
         self.slipped[analysis.game] = None
@@ -463,6 +514,30 @@ class ScreenApp(App[int]):
             self.redraw()
 
         self._spawn(find, "requests")
+
+    def _decide(self, analysis: Analysis) -> None:
+        """Solve the deal here, within :data:`LOCAL_BUDGET`, when the server's analysis says
+        ``unknown`` and the deal's number is known: the end screen shows this verdict then."""
+        race = self.race
+        if (
+            analysis.verdict != "unknown"
+            or analysis.game in self.decided
+            or race is None
+            or race.game != analysis.game
+            or race.ended is None
+            or race.ended.number is None
+        ):
+            return
+        variant, number, rule = race.variant, int(race.ended.number), race.options.reserve_rule
+        self.decided[analysis.game] = None
+
+        async def decide() -> None:
+            budget = Budget(nodes=LOCAL_BUDGET[0], seconds=LOCAL_BUDGET[1], clock=time.monotonic)
+            solution = await asyncio.to_thread(solve_deal, variant, number, rule, budget)
+            self.decided[analysis.game] = solution.verdict.value
+            self.redraw()
+
+        self._spawn(decide, "solver")
 
     def _profile_allowed(self) -> bool:
         """Tell whether the profile may cover the main area: no game of the player's goes on."""

@@ -6,15 +6,16 @@
 // the page, and the start of the link. Each screen lives in its own module (see
 // docs/web.md). They are layered, each importing only from those before it, so no two
 // import each other:
-//   state -> notice -> link -> screens -> focus -> table -> daily -> replay -> profile
+//   state -> notice -> link -> screens -> focus -> howto -> table -> daily -> replay -> profile
 //   -> ratings -> results -> race, spectate, lobby -> session -> app
 
 import { bindDaily, onDaily, onLeaderboard, onSaved, onStats, refreshLobby, tickDaily } from "./daily.js";
 import { connect, link, onPong } from "./link.js";
 import { bindLobby, onCountdown, onMatchFound, onQueueTimeout, onQueued, onRoom, tickCountdown } from "./lobby.js";
+import { bindHowto } from "./howto.js";
 import { bindNotice, isBusy, notify } from "./notice.js";
 import { askProfileAgain, bindProfile, onProfile, refusedProfile } from "./profile.js";
-import { onBatch, onEvent, onHints, onSnapshot, onWinnableInfo } from "./race.js";
+import { onBatch, onEvent, onFinishInfo, onHints, onSnapshot, onWinnableInfo } from "./race.js";
 import { bindRatings, onRatingPage, refreshRatings, refusedRatings, tickRated } from "./ratings.js";
 import { askReplayAgain, bindReplay, onReplayPositions, refusedReplay } from "./replay.js";
 import { bindResults, onAnalysis, onRatingChange, onRematchOffered, onReplayLog } from "./results.js";
@@ -25,7 +26,7 @@ import {
   tickWatchClock,
 } from "./spectate.js";
 import { $, S } from "./state.js";
-import { addTicker, bindTable, tickClock } from "./table.js";
+import { addTicker, bindTable, renderGame, tickClock } from "./table.js";
 
 // ---------------------------------------------------------------- messages
 
@@ -91,6 +92,7 @@ const HANDLERS = {
   session: onSession,                // session.js
   analysis: onAnalysis,              // results.js
   winnable_info: onWinnableInfo,     // race.js
+  finish_info: onFinishInfo,         // race.js
   replay_log: onReplayLog,           // results.js
   rematch_offered: onRematchOffered, // results.js
   rating_change: onRatingChange,     // results.js
@@ -110,6 +112,7 @@ function bind() {
   bindNotice();
   bindLobby();
   bindTable();
+  bindHowto(renderGame);
   bindDaily();
   bindResults();
   bindSpectate();

@@ -38,7 +38,7 @@ function faceUp(card, tag) {
 
 // Build the DOM of one board view.
 // opts: {interactive, selected: {col,row}|{cell}, targets: [col], hint: {source, to}|null,
-//        deal: bool (hint says deal)}
+//        deal: bool (hint says deal), top: false to leave out the reserve and foundations}
 export function renderBoard(container, view, opts = {}) {
   const interactive = Boolean(opts.interactive);
   const tag = interactive ? "button" : "div";
@@ -119,5 +119,82 @@ export function renderBoard(container, view, opts = {}) {
     });
     tableau.append(column);
   });
-  container.append(top, tableau);
+  if (opts.top === false) container.append(tableau);   // (an example with neither reserve nor foundations)
+  else container.append(top, tableau);
+}
+
+// ---------------------------------------------------------------- fitting the screen
+
+// How much of a card shows under the next one, as a share of the card's width: the CSS
+// fan (see style.css) and the least that still reads (a face-up card's rank and suit; a
+// face-down card need only be counted). A card is 1.4 times as tall as it is wide.
+const FAN = { up: 0.32, first: 0.22, down: 0.16 };
+const LEAST = { up: 0.26, first: 0.12, down: 0.05 };
+const CARD_RATIO = 1.4;
+const COLUMN_PAD = 8;        // the column's padding under its last card (style.css)
+
+// The shares shown in a column of `gaps` ({up, first, down}: how many cards follow a
+// face-up card, a face-down one face up, a face-down one face down) of width `w`, for it
+// to fit in `height` px: face-down cards close up first, then face-up ones, down to LEAST.
+function fan(gaps, w, height) {
+  const room = height - CARD_RATIO * w - COLUMN_PAD;
+  const span = (s) => w * (s.up * gaps.up + s.first * gaps.first + s.down * gaps.down);
+  if (span(FAN) <= room) return FAN;
+  const downRoom = room - w * FAN.up * gaps.up;
+  const downFull = w * (FAN.first * gaps.first + FAN.down * gaps.down);
+  const downLeast = w * (LEAST.first * gaps.first + LEAST.down * gaps.down);
+  if (downRoom >= downLeast) {
+    const k = downFull ? downRoom / downFull : 1;
+    return { up: FAN.up, first: FAN.first * k, down: FAN.down * k };
+  }
+  const upRoom = room - downLeast;
+  const up = gaps.up ? Math.max(LEAST.up, upRoom / (w * gaps.up)) : FAN.up;
+  return { up, first: LEAST.first, down: LEAST.down };
+}
+
+function gapsOf(column) {
+  const gaps = { up: 0, first: 0, down: 0 };
+  let previous = null;
+  for (const card of column.querySelectorAll(":scope > .card")) {
+    const down = card.classList.contains("down");
+    if (previous !== null) {
+      if (!previous) gaps.up += 1;
+      else if (down) gaps.down += 1;
+      else gaps.first += 1;
+    }
+    previous = down;
+  }
+  return gaps;
+}
+
+// Fit a drawn board's tableau in the window: it takes the height left under its top
+// (less `below` px kept for what follows it) and never more, so that its columns growing
+// move nothing; each column squeezes its fan to fit, down to a readable least; a column
+// that still would not fit narrows the cards.
+export function fitTableau(container, below) {
+  const tableau = container.querySelector(".tableau");
+  if (!tableau || !tableau.isConnected || tableau.getClientRects().length === 0) return;
+  const top = tableau.getBoundingClientRect().top + window.scrollY;
+  const columns = [...tableau.querySelectorAll(":scope > .column")];
+  const first = columns[0];
+  if (!first) return;
+  const least = CARD_RATIO * first.clientWidth * 2;
+  const height = Math.max(least, Math.floor(window.innerHeight - top - below));
+  tableau.style.height = `${height}px`;
+  tableau.style.maxWidth = "";
+  let narrowest = Infinity;
+  for (const column of columns) {
+    const gaps = gapsOf(column);
+    const w = column.clientWidth;
+    const shown = fan(gaps, w, height);
+    column.style.setProperty("--show-up", `${(shown.up * 100).toFixed(2)}%`);
+    column.style.setProperty("--show-first", `${(shown.first * 100).toFixed(2)}%`);
+    column.style.setProperty("--show-down", `${(shown.down * 100).toFixed(2)}%`);
+    const needed = CARD_RATIO + shown.up * gaps.up + shown.first * gaps.first + shown.down * gaps.down;
+    narrowest = Math.min(narrowest, (height - COLUMN_PAD) / needed);
+  }
+  if (narrowest < first.clientWidth) {
+    const gap = parseFloat(getComputedStyle(tableau).columnGap) || 0;
+    tableau.style.maxWidth = `${Math.floor(columns.length * (narrowest + gap))}px`;
+  }
 }

@@ -2,7 +2,7 @@
 // leaderboard, the player's stats and saved solo games.
 
 import { send } from "./link.js";
-import { $, S, VARIANT_TITLE, appendCells, clock, serverNow } from "./state.js";
+import { $, S, VARIANT_TITLE, appendCells, clock, plural, serverNow } from "./state.js";
 
 // ---------------------------------------------------------------- daily, leaderboard, stats, saved games
 
@@ -83,8 +83,8 @@ export function onStats(msg) {
     return;
   }
   const table = document.createElement("table");
-  table.className = "standings";
-  table.innerHTML = "<thead><tr><th>Variant</th><th>Played</th><th>Won</th><th>Best</th><th>Fastest</th><th title='current / longest run of wins'>Streak</th></tr></thead>";
+  table.className = "standings stats-lobby";
+  table.innerHTML = "<thead><tr><th>Variant</th><th>Played</th><th>Won</th><th title='best score'>Best</th><th>Fastest</th><th title='current / longest run of wins'>Streak</th></tr></thead>";
   const body = document.createElement("tbody");
   for (const v of msg.stats) {
     const tr = document.createElement("tr");
@@ -107,7 +107,7 @@ export function onSaved(msg) {
     li.dataset.game = g.game;
     const text = document.createElement("span");
     const when = new Date(g.start - S.offset).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
-    text.textContent = `${VARIANT_TITLE[g.variant]} · ${g.summary.score} pts · ${g.summary.moves} moves · ${when}`;
+    text.textContent = `${VARIANT_TITLE[g.variant]} · ${g.summary.score} pts · ${plural(g.summary.moves, "move")} · ${when}`;
     const btn = document.createElement("button");
     btn.type = "button";
     btn.className = "small-btn";

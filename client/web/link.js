@@ -74,7 +74,7 @@ export function connect(onMessage) {
 // ---------------------------------------------------------------- a busy server
 
 // The requests about the game being played (one at a time: see gameRequest in table.js).
-export const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable"]);
+export const GAME_REQUESTS = new Set(["move", "deal", "undo", "hint", "resign", "winnable", "finish"]);
 
 // The game actions the server may answer with `outcome_unknown`.
 const ACTIONS = new Set(["move", "deal", "undo", "resign"]);

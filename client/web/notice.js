@@ -31,6 +31,7 @@ export const ERRORS = {
   spectating_forbidden: "This game cannot be watched.",
   daily_already_played: "You have already played today's deal.",
   account_required: "Ranked play needs an account (scorpion register, or register from the protocol); casual play is open to you.",
+  banned: "You are banned from ranked play; unrated games are still open to you.",
   unavailable: "Not available right now.",
   outcome_unknown: "The server could not confirm that action in time.",
   internal: "The server failed; please try again.",
@@ -46,15 +47,24 @@ export const notServed = (msg) => msg.code === "unavailable" && !isBusy(msg);
 
 // ---------------------------------------------------------------- notices
 
+// A notice floats over the page (it moves nothing under it) and fades out when its time
+// is up: FADE_MS of fading at the end of its `ttl`.
 let noticeTimer = null;
+let fadeTimer = null;
+const FADE_MS = 600;
 
 // Show a notice (its text, then any detail) for `ttl` ms.
 export function notify(text, detail, ttl = 9000) {
   const box = $("notice");
   $("notice-text").textContent = detail && detail !== text ? `${text} ${detail}` : text;
+  box.classList.remove("fading");
   box.hidden = false;
   clearTimeout(noticeTimer);
-  noticeTimer = setTimeout(() => { box.hidden = true; }, ttl);
+  clearTimeout(fadeTimer);
+  noticeTimer = setTimeout(() => {
+    box.classList.add("fading");
+    fadeTimer = setTimeout(() => { box.hidden = true; box.classList.remove("fading"); }, FADE_MS);
+  }, Math.max(0, ttl - FADE_MS));
 }
 
 // The notice shown while requests a busy server refused are sent again. It stays until an
@@ -75,7 +85,7 @@ export function clearBusy() {
 const GAVE_UP = "The server stayed busy: please try again in a moment.";
 
 // Codes whose server sentence says more than the page's own wording.
-const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type", "spectating_forbidden"]);
+const DETAILED = new Set(["illegal_move", "bad_field", "not_allowed", "unavailable", "internal", "bad_frame", "unknown_type", "spectating_forbidden", "banned"]);
 
 // Show a server error as a notice: the page's wording, and the server's where it says more.
 export function showError(msg) {

@@ -149,6 +149,17 @@ function hintOf(game, move) {
 }
 
 // `winnable_info`: the solver's verdict on the solo game, its winning move highlighted.
+// `finish_info`: the end of auto-finish. A won game's result comes with `race_ended`;
+// otherwise the solver found no winning line from the position, and nothing was played.
+export function onFinishInfo(msg) {
+  S.pending = null;
+  const game = S.game;
+  if (!game || msg.game !== game.id) return;
+  if (msg.verdict === "unwinnable") notify("No winning line from here: the solver proved this position lost.");
+  else if (msg.verdict !== "winnable") notify("No winning line found from here: the solver gave up. Play on!");
+  renderGame();
+}
+
 export function onWinnableInfo(msg) {
   S.pending = null;
   const game = S.game;

@@ -149,7 +149,8 @@ function render() {
   renderPicker(replay);
   const info = positions.get(keyOf(replay.game, replay.player));
   const racer = replay.racers.find((r) => r.player === replay.player);
-  const name = info ? info.name : racer ? racer.name : "";
+  // The player's own name as it is now: the game may have been played under an earlier one.
+  const name = replay.player === S.me.player && S.me.name ? S.me.name : info ? info.name : racer ? racer.name : "";
   $("h-replay").textContent = name ? `Replay: ${name}` : "Replay";
   const screen = $("screen-replay");
   const slider = $("replay-slider");

@@ -6,7 +6,7 @@ import { renderBoard } from "./cards.js";
 import { send } from "./link.js";
 import { showResult } from "./results.js";
 import { followGames, setMode } from "./screens.js";
-import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, serverNow } from "./state.js";
+import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, plural, serverNow } from "./state.js";
 import { renderGame } from "./table.js";
 
 // ---------------------------------------------------------------- live games
@@ -146,7 +146,7 @@ function renderWatch() {
     const s = r.summary;
     const detail = document.createElement("span");
     detail.className = "racer-detail";
-    detail.textContent = ` ${s.score} pts · ${s.runs}/4 runs · ${s.moves} moves`;
+    detail.textContent = ` ${s.score} pts · ${s.runs}/4 runs · ${plural(s.moves, "move")}`;
     const st = document.createElement("span");
     st.className = `tag status-${r.status}`;
     st.textContent = STATUS_TEXT[r.status] || r.status;

@@ -88,6 +88,11 @@ export function clockTenths(ms) {
 }
 
 // What a provisional rating's mark ("1523?") means.
+// "1 move", "2 moves".
+export function plural(count, word) {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
 export const PROVISIONAL = "Provisional: too few recent rated races to trust this rating yet";
 
 // A rating as shown: provisional ones marked with a question mark, e.g. "1523?".

@@ -2,12 +2,13 @@
 // made from it (moves, deal, undo, hint, resign, winnable) and the board's input: clicks
 // and double clicks, dragging, keys.
 
-import { renderBoard, cardLabel } from "./cards.js";
+import { cardLabel, fitTableau, renderBoard } from "./cards.js";
 import { moveFocus, setupRovingFocus } from "./focus.js";
+import { renderGuide } from "./howto.js";
 import { holdPending, send } from "./link.js";
 import { notify } from "./notice.js";
 import { canDeal, targetsFor, wireMove } from "./rules.js";
-import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, serverNow } from "./state.js";
+import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, plural, serverNow } from "./state.js";
 
 // ---------------------------------------------------------------- game requests
 
@@ -37,6 +38,18 @@ export function moveLabel(move) {
   return `${cardLabel(move.card)} from ${typeof move.from === "string" ? move.from : `column ${move.from}`} to column ${move.to}`;
 }
 
+// Whether every card of a view is known: none face down, and no reserve left to deal.
+export function allKnown(view) {
+  const stock = view.cells && view.cells.length ? 0 : view.reserve_left;
+  return stock === 0 && view.columns.every((col) => col.every((card) => card !== null));
+}
+
+// Let the server play the rest of a winning line (key F): its moves come as the player's.
+function askFinish() {
+  if (gameRequest("finish") === null) return;
+  notify("Finishing: the solver plays the rest of a winning line…", "", 4000);
+}
+
 // Ask the solver whether the solo game can still be won (key W).
 function askWinnable() {
   const game = S.game;
@@ -46,9 +59,14 @@ function askWinnable() {
   renderGame();
 }
 
+// A suggested move after "Try": "dealing the reserve", or the card's move.
+function tryLabel(move) {
+  return move.deal ? "dealing the reserve" : moveLabel(move);
+}
+
 function winnableText(info) {
   if (info.verdict === "asking") return "Asking the solver…";
-  if (info.verdict === "winnable") return info.move ? `Still winnable: yes. Try ${moveLabel(info.move)}.` : "Still winnable: yes.";
+  if (info.verdict === "winnable") return info.move ? `Still winnable: yes. Try ${tryLabel(info.move)}.` : "Still winnable: yes.";
   if (info.verdict === "unwinnable") return "Still winnable: no, this game can no longer be won.";
   return "Still winnable: unknown (the solver gave up).";
 }
@@ -97,9 +115,10 @@ export function renderGame() {
   $("btn-winnable").disabled = !playing;
   const info = S.winnable && S.winnable.game === game.id && playing
     && (S.winnable.v === game.v || S.winnable.verdict === "asking") ? S.winnable : null;
-  $("winnable-verdict").hidden = !info;
+  // The verdict's line is kept in solo games, empty or not: an answer moves nothing.
+  $("winnable-verdict").hidden = game.mode !== "solo";
   $("winnable-verdict").textContent = info ? winnableText(info) : "";
-  if (info) $("winnable-verdict").dataset.verdict = info.verdict;
+  $("winnable-verdict").dataset.verdict = info ? info.verdict : "";
   pill.dataset.status = game.ended ? "ended" : game.status;
   const opts = game.options;
   const hasReserve = view.cells.length === 0 && game.variant !== "three-blind-mice";
@@ -116,12 +135,32 @@ export function renderGame() {
   $("btn-hint").hidden = !opts.hints;
   $("key-hint").hidden = !opts.hints;
   $("btn-hint").disabled = !playing;
+  // Finish is the solver's help: where hints are allowed (never in a rated race), once
+  // every card is known (none face down, the reserve dealt).
+  const finishAllowed = Boolean(opts.hints) && !opts.rated;
+  $("btn-finish").hidden = !finishAllowed;
+  $("key-finish").hidden = !finishAllowed;
+  $("btn-finish").disabled = !playing || !allKnown(view);
   $("btn-resign").disabled = !playing;
   if (!playing) $("confirm-resign").hidden = true;
   $("spectator-count-wrap").hidden = game.spectators === null;
   $("spectator-count").textContent = game.spectators ?? 0;
   renderRacers();
+  renderGuide(game.variant);
+  fitTableau($("board"), spaceBelowBoard());     // once all above the board is laid out
   tickClock();
+}
+
+// The height kept under the board: its own padding, what follows it (the key legend) and
+// the page's bottom margin, so that the whole game fits the window without scrolling.
+function spaceBelowBoard() {
+  const board = $("board");
+  const pad = parseFloat(getComputedStyle(board).paddingBottom) || 0;
+  const after = Math.max(0, $("screen-game").getBoundingClientRect().bottom - board.getBoundingClientRect().bottom);
+  const keys = document.querySelector("#screen-game .keys");
+  const keysMargin = keys ? parseFloat(getComputedStyle(keys).marginBottom) || 0 : 0;
+  const main = parseFloat(getComputedStyle(document.querySelector("main")).paddingBottom) || 0;
+  return pad + after + keysMargin + main + 2;
 }
 
 function renderRacers() {
@@ -143,7 +182,7 @@ function renderRacers() {
     const detail = document.createElement("span");
     detail.className = "racer-detail";
     const down = s.face_down_left === null || s.face_down_left === undefined ? "" : ` · ${s.face_down_left} down`;
-    detail.textContent = `${s.score} pts · ${s.runs}/4 runs · ${s.moves} moves${down}`;
+    detail.textContent = `${s.score} pts · ${s.runs}/4 runs · ${plural(s.moves, "move")}${down}`;
     const st = document.createElement("span");
     st.className = `tag status-${r.status}`;
     st.textContent = STATUS_TEXT[r.status] || r.status;
@@ -364,13 +403,14 @@ function onBoardKey(event) {
 
 function onGlobalKey(event) {
   if (event.target.matches("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
-  if (S.mode !== "game" || !S.game) return;
+  if (S.mode !== "game" || !S.game || $("howto").open) return;
   const key = event.key.toLowerCase();
   if (key === "escape") { cancelDrag(); S.selected = null; S.hint = null; renderGame(); }
   else if (key === "d" && !$("btn-deal").disabled && !$("btn-deal").hidden) gameRequest("deal");
   else if (key === "u" && !$("btn-undo").disabled && !$("btn-undo").hidden) gameRequest("undo");
   else if (key === "h" && !$("btn-hint").disabled && !$("btn-hint").hidden) gameRequest("hint");
   else if (key === "w" && !$("btn-winnable").disabled && !$("btn-winnable").hidden) askWinnable();
+  else if (key === "f" && !$("btn-finish").disabled && !$("btn-finish").hidden) askFinish();
 }
 
 // Bind the game's buttons, the board's pointer and keys, and the page's game keys.
@@ -380,6 +420,7 @@ export function bindTable() {
   $("btn-undo").addEventListener("click", () => gameRequest("undo"));
   $("btn-hint").addEventListener("click", () => gameRequest("hint"));
   $("btn-winnable").addEventListener("click", askWinnable);
+  $("btn-finish").addEventListener("click", askFinish);
   $("btn-resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("btn-resign-no").focus(); });
   $("btn-resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; });
   $("btn-resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; gameRequest("resign"); });
@@ -391,4 +432,5 @@ export function bindTable() {
   board.addEventListener("pointercancel", cancelDrag);
   board.addEventListener("keydown", onBoardKey);
   document.addEventListener("keydown", onGlobalKey);
+  window.addEventListener("resize", () => { if (S.mode === "game" && S.game) renderGame(); });
 }

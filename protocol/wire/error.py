@@ -85,6 +85,9 @@ class ErrorCode(StrEnum):
     """No account has this username, or the password is wrong."""
     LOGIN_LOCKED = "login_locked"
     """Too many wrong passwords for the account in a row: logins wait until the lockout ends."""
+    BANNED = "banned"
+    """The player is banned from ranked play (rated races, the daily's ranked attempt); the
+    message says why. Unrated play is still open to them."""
     UNAVAILABLE = "unavailable"
     """The feature is reserved for a later version, the server is shutting down, or its
     storage cannot be reached just now (then the error carries ``retry_after_ms``). A

@@ -32,6 +32,8 @@ MAX_RETRY_AFTER_MS: Final = 60_000
 """Longest wait an ``error`` may ask for before the same request is sent again."""
 MAX_NAME: Final = 24
 """Longest display name, after stripping surrounding spaces."""
+MAX_BAN_REASON: Final = 500
+"""Longest reason of a ban, as ``welcome`` carries it."""
 ROOM_ALPHABET: Final = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 """The letters of room codes: no 0/O, 1/I/L to confuse."""
 ROOM_CODE_LENGTH: Final = 6

@@ -28,7 +28,7 @@ QUEUED            queue_cancel                                                ok
                                                                               IDLE, race_started
                                                                               -> RACING
 RACING            move, deal, undo, hint, resign, resume, solo_new,           race_ended -> IDLE
-                  solo_replay, solo_resume, winnable
+                  solo_replay, solo_resume, winnable, finish
 WATCHING          unwatch                                                     ok(unwatch),
                                                                               race_ended -> IDLE
 CLOSED            nothing                                                     (final)
@@ -158,6 +158,7 @@ ALLOWED: Final[Mapping[State, frozenset[str]]] = {
         "solo_replay",
         "solo_resume",
         "winnable",
+        "finish",
     },
     State.WATCHING: ANYWHERE | {"unwatch"},
     State.CLOSED: frozenset(),
@@ -202,8 +203,13 @@ def allowed(state: State) -> frozenset[str]:
     return ALLOWED[state]
 
 
-def check(state: State, message: Message) -> None:
-    """Raise ``ProtocolError`` (hello_first, not_allowed) unless ``message`` is legal in ``state``."""
+def check(state: State, message: Message, where: str = "") -> None:
+    """Raise ``ProtocolError`` (hello_first, not_allowed) unless ``message`` is legal in ``state``.
+
+    ``where`` names what holds the connection in that state (``game 7Kq2``, ``room K7MQ2X``,
+    ``queue scorpion``): a refusal says it in brackets after the state, so that a client can
+    tell its player which game or room is in the way.
+    """
     kind = message.TYPE
     if kind in ALLOWED[state]:
         return
@@ -213,7 +219,9 @@ def check(state: State, message: Message) -> None:
     if kind == "hello":
         text = "the session is already open: 'hello' is only the first message"
     else:
-        text = f"{kind!r} is not allowed {_STATE_HINT[state]}; allowed: {', '.join(sorted(ALLOWED[state]))}"
+        held = f" ({where})" if where else ""
+        listed = ", ".join(sorted(ALLOWED[state]))
+        text = f"{kind!r} is not allowed {_STATE_HINT[state]}{held}; allowed: {listed}"
     raise ProtocolError(ErrorCode.NOT_ALLOWED, text, ref=message.ref)
 
 
@@ -241,9 +249,9 @@ class Flow:
 
     state: State = State.CONNECTED
 
-    def check(self, message: Message) -> None:
-        """Raise ``ProtocolError`` unless ``message`` is legal now."""
-        check(self.state, message)
+    def check(self, message: Message, where: str = "") -> None:
+        """Raise ``ProtocolError`` unless ``message`` is legal now (``where``: see :func:`check`)."""
+        check(self.state, message, where)
 
     def sent(self, message: Message) -> State:
         """Move on after the server sent ``message``; return the new state."""

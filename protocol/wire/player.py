@@ -322,6 +322,22 @@ class Winnable(Request, tag="winnable", frozen=True, kw_only=True):
     v: Version
 
 
+class Finish(Request, tag="finish", frozen=True, kw_only=True):
+    """Ask the server to play the rest of a winning line once every card is known (auto-finish)."""
+
+    game: Id
+    v: Version
+
+
+class FinishInfo(Reply, tag="finish_info", frozen=True, kw_only=True):
+    """Answer finish: the verdict on the position and how many moves were played (each an accepted)."""
+
+    game: Id
+    v: Version
+    verdict: Verdict
+    moves: Count = _kept(0)
+
+
 class WinnableInfo(Reply, tag="winnable_info", frozen=True, kw_only=True):
     """Answer winnable: the verdict on the current position and, if winnable, a winning move."""
 

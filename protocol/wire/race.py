@@ -15,6 +15,7 @@ from ..game.move import Move
 from .base import Message, Reply, Request
 from .error import ErrorCode
 from .fields import (
+    MAX_BAN_REASON,
     MAX_LIST,
     MAX_NAME,
     MAX_PLAYERS,
@@ -71,6 +72,8 @@ class Welcome(Reply, tag="welcome", frozen=True, kw_only=True):
     """The account's username; absent for a guest."""
     session: Id | None = None
     """The id of the session the token belongs to (as ``sessions`` lists it)."""
+    banned: Annotated[str, Meta(max_length=MAX_BAN_REASON)] | None = None
+    """The reason the player is banned from ranked play; absent when they are not."""
 
 
 class Ping(Request, tag="ping", frozen=True, kw_only=True):

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..daily import DailyService, leaderboard_key
+from ..fairplay import FairPlay
 from ..ratings import RatingService
 from ..runtime.service import Plumbing, Service
 from ..solver import SolverPool, analyze_game
@@ -18,9 +19,15 @@ class Results(Service):
     """Record finished games (the race service calls :meth:`race_done`)."""
 
     def __init__(
-        self, plumbing: Plumbing, daily: DailyService, solver: SolverPool, ratings: RatingService
+        self,
+        plumbing: Plumbing,
+        daily: DailyService,
+        solver: SolverPool,
+        ratings: RatingService,
+        fairplay: FairPlay,
     ) -> None:
         super().__init__(plumbing)
+        self.fairplay = fairplay
         self.daily = daily
         self.solver = solver
         self.ratings = ratings
@@ -36,6 +43,9 @@ class Results(Service):
         no rating; the others' ratings count the race as usual (decision 15).
         """
         forgotten = await self._forgotten(game, standings)
+        ranked = (game.options.rated and game.mode == "race" and len(standings) >= 2) or (
+            game.mode == "daily" and bool(game.daily)
+        )
         if game.options.rated and game.mode == "race" and len(standings) >= 2:
             self.tasks.spawn(self.ratings.rate_when_reachable(game, standings, forgotten))
         for row in standings:
@@ -57,6 +67,20 @@ class Results(Service):
                 await self.store.unsave_game(player, game.game_id)
             if game.mode != "practice":
                 self.tasks.spawn(self._analyze(game, player))
+            if ranked:
+                opponents = [r["player"] for r in standings if r["player"] != player]
+                self.tasks.spawn(
+                    self.fairplay.review(
+                        game.game_id,
+                        game.mode,
+                        game.variant,
+                        game.number,
+                        game.rule.value,
+                        game.start,
+                        player,
+                        opponents if game.mode == "race" else [],
+                    )
+                )
             if game.mode == "daily" and game.daily:
                 keep = self.daily.keep_ms
                 await self.store.finish_daily_attempt(game.daily, game.variant, player, keep)

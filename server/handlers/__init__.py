@@ -58,6 +58,7 @@ HANDLERS: dict[type[m.Message], Handler] = {
     # solver.py: the solver's help
     m.Analyze: solver.on_analyze,
     m.Winnable: solver.on_winnable,
+    m.Finish: solver.on_finish,
     # spectate.py: the live games list, watching, replays
     m.GamesList: spectate.on_games_list,
     m.Watch: spectate.on_watch,

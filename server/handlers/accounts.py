@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from protocol.game import VARIANTS
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
@@ -22,8 +24,18 @@ __all__ = [
 
 
 async def on_login(node: Node, session: Session, message: m.Login) -> None:
-    """Before hello: open a session of the account whose username and password these are."""
-    player, username = await node.accounts.login(message.username, message.password)
+    """Before hello: open a session of the account whose username and password these are.
+
+    Failed logins are limited per client address too (``login_failed``): after a few, the
+    address is locked out for a while, each lockout longer, whatever account it tries.
+    """
+    await node.limits.check(session.address, "login_failed")
+    try:
+        player, username = await node.accounts.login(message.username, message.password)
+    except ProtocolError as exc:
+        if exc.code is ErrorCode.BAD_LOGIN:
+            await node.limits.take(session.address, "login_failed")
+        raise
     token, sid = await node.accounts.open(player, device_of(session, message.device), account=True)
     granted = m.SessionGranted(player=player, username=username, token=token, session=sid, ref=message.ref)
     session.send(granted)
@@ -36,8 +48,11 @@ async def on_register(node: Node, session: Session, message: m.Register) -> None
     if session.username is not None:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, f"you are the account {session.username!r} already")
     player, accounts = session.player, node.accounts
+    await node.limits.check(session.address, "account")  # new accounts a day from one address
     kept = accounts.retention_ms(True)
     username, _ = await accounts.register(player, message.username, message.password, kept)
+    with contextlib.suppress(ProtocolError):  # counted once made (a taken name costs nothing)
+        await node.limits.take(session.address, "account")
     await node.store.keep_player(player, accounts.retention_ms(False), list(VARIANTS), kept)
     await _new_session(node, session, username, message.ref, revoke="current")
 

@@ -89,6 +89,7 @@ async def on_daily_start(node: Node, session: Session, message: m.DailyStart) ->
             node, session, dataclasses.replace(day, mode="practice", options=PRACTICE_OPTIONS), message.ref
         )
         return
+    await node.fairplay.check_ranked(session.player)
     game_id = new_game_id()
     if attempt is not None or not await node.store.claim_daily_attempt(
         date, variant, session.player, game_id, daily.keep_ms

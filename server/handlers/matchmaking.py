@@ -23,6 +23,7 @@ async def on_queue_join(node: Node, session: Session, message: m.QueueJoin) -> N
     variant = message.variant
     if message.rated:
         require_account(session, "the rated queue", "join the casual queue: queue_join with rated: false")
+        await node.fairplay.check_ranked(session.player)
         rating = await node.ratings.rating_for_queue(session.player, variant)
         waiting, _ = await node.store.enqueue_rated(
             variant, session.player, now_ms(), rating, REQUEUE_MEMORY_MS

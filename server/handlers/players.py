@@ -20,6 +20,8 @@ __all__ = ["device_of", "on_forget_me", "on_hello", "on_ping", "on_stats"]
 async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
     """Name the connection's player: a new guest, or the one a session token stands for.
 
+    New guests are limited per client address (``guest``: ``rate_limited`` past it).
+
     A token presented is replaced by a new one when its rotation is due (the welcome carries
     it). A player is kept ``guest_retention`` (an account ``account_retention``) after their
     last hello: a new one's keys get that expiry, a returning one's are renewed here, once
@@ -35,6 +37,7 @@ async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
         account_ttl = accounts.retention_ms(True)
         await node.store.keep_player(player, accounts.retention_ms(False), list(VARIANTS), account_ttl)
     else:
+        await node.limits.take(session.address, "guest")
         player = await node.store.create_player(message.name, now_ms(), accounts.retention_ms(False))
         token, sid = await accounts.open(player, device_of(session, message.client), account=False)
         username = None
@@ -46,6 +49,8 @@ async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
         game = await node.race.load(places["game"])
         if game is not None and not game.ended:
             games = (game.game_id,)
+    ban = await node.store.banned(player)
+    banned = str(ban.get("reason") or "no reason given")[: m.MAX_BAN_REASON] if ban is not None else None
     welcome = m.Welcome(
         player=player,
         token=token,
@@ -54,6 +59,7 @@ async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
         games=games,
         username=username,
         session=sid,
+        banned=banned,
         ref=message.ref,
     )
     session.send(welcome)

@@ -37,6 +37,7 @@ async def on_room_create(node: Node, session: Session, message: m.RoomCreate) ->
     assert session.player is not None
     if message.options.rated:
         require_account(session, "a rated room", "open an unrated room: options with rated: false")
+        await node.fairplay.check_ranked(session.player)
     settings = {
         "variant": message.variant,
         "max_players": message.max_players,
@@ -49,13 +50,27 @@ async def on_room_create(node: Node, session: Session, message: m.RoomCreate) ->
 
 
 async def on_room_join(node: Node, session: Session, message: m.RoomJoin) -> None:
-    """Put the player in a room by its code (a rated room's only if they are an account)."""
+    """Put the player in a room by its code (a rated room's only if they are an account
+    and not banned).
+
+    Codes that name no room are limited per client address (``room_code``): past the
+    limit every code is refused with ``rate_limited`` for a while, good or not, so that
+    codes cannot be found by guessing.
+    """
     assert session.player is not None
-    if session.username is None:
+    await node.limits.check(session.address, "room_code")
+    banned = await node.store.banned(session.player) is not None
+    if session.username is None or banned:
         room = await node.store.room(message.room)
         if room is not None and json.loads(room.get("options") or "{}").get("rated"):
             require_account(session, "a rated room", "join or open an unrated room")
-    await node.store.join_room(message.room, session.player, int(node.config.room_ttl * 1000))
+            await node.fairplay.check_ranked(session.player)
+    try:
+        await node.store.join_room(message.room, session.player, int(node.config.room_ttl * 1000))
+    except StoreError as exc:
+        if exc.code == "no_such_room":
+            await node.limits.take(session.address, "room_code")
+        raise
     session.room = message.room
     await node.store.set_player_place(session.player, room=message.room)
     await publish_room(node.store, message.room, ref_to=(session, message.ref))
@@ -92,6 +107,9 @@ async def on_room_start(node: Node, session: Session, message: m.RoomStart) -> N
     ]
     if unready:
         raise ProtocolError(ErrorCode.NOT_READY, f"not ready yet: {', '.join(unready)}")
+    if json.loads(room["options"]).get("rated"):
+        for member in room["members"]:
+            await node.fairplay.check_ranked(member)
     game_id = new_game_id()
     await node.store.start_room(session.room, session.player, game_id)
     start = now_ms() + int(node.config.countdown_seconds * 1000)
@@ -130,6 +148,8 @@ async def on_rematch(node: Node, session: Session, message: m.Rematch) -> None:
         )
     if not game.ended:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "the race is still on: a rematch comes after it")
+    if game.options.rated:
+        await node.fairplay.check_ranked(session.player)
     store = node.store
     ttl_ms = int(node.config.room_ttl * 1000)
     for _ in range(3):

@@ -50,8 +50,10 @@ async def on_watch(node: Node, session: Session, message: Watch) -> None:
     """Start watching a running race, by game id or room code: a snapshot, or what was missed."""
     game_id = message.game
     if game_id is None:
+        await node.limits.check(session.address, "room_code")  # guessing codes: as room_join
         room = await node.store.room(message.room or "")
         if room is None:
+            await node.limits.take(session.address, "room_code")
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, "no open room has that code")
         if not room.get("game"):
             raise ProtocolError(

@@ -88,6 +88,12 @@ class Metrics:
         self.rematches = Counter(
             "scorpion_rematches", "Rematch rooms opened after a race", registry=self.registry
         )
+        self.limited = Counter(
+            "scorpion_limited",
+            "Requests refused by an abuse limit per client address, by limit",
+            ["limit"],
+            registry=self.registry,
+        )
         self.rated_matches = Counter(
             "scorpion_rated_matches", "Rated quick matches formed by this node", registry=self.registry
         )

@@ -15,10 +15,24 @@ from protocol.wire.codec import SUBPROTOCOLS
 
 from .metrics import CONTENT_TYPE
 
-__all__ = ["WEBSOCKET_PATH", "HttpSite", "find_web_dir", "offered_subprotocols"]
+__all__ = ["WEBSOCKET_PATH", "HttpSite", "browser_address", "find_web_dir", "offered_subprotocols"]
 
 WEBSOCKET_PATH = "/"
 """The one path where the websocket is served (docs/protocol.md, section 1)."""
+
+
+def browser_address(host: str, port: int) -> str:
+    """Return the address to open in a browser for a server listening on ``host``:``port``.
+
+    A server listening on every interface (``0.0.0.0``, ``::`` or none named) is opened on
+    this machine as ``localhost``; an IPv6 address is written in brackets.
+    """
+    if host in ("", "0.0.0.0", "::"):
+        host = "localhost"
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
+
 
 _CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",

@@ -36,6 +36,7 @@ from pathlib import Path
 from ..config import Config
 from .embedded import EmbeddedRedis
 from .lifeline import die_with_parent
+from .web import browser_address
 
 __all__ = [
     "RESTART_DELAY",
@@ -143,15 +144,17 @@ class _Worker:
         return self.process.pid
 
     async def listening(self) -> bool:
-        """Wait for the worker's first line (it prints it once it listens); False if it exited
-        or said nothing in ``START_TIMEOUT`` seconds."""
+        """Wait for the worker's first two lines (it prints where it listens and where to
+        open it in a browser once it listens); False if it exited or said nothing in
+        ``START_TIMEOUT`` seconds. The supervisor says both for all its workers."""
         assert self.process.stdout is not None
-        try:
-            line = await asyncio.wait_for(self.process.stdout.readline(), START_TIMEOUT)
-        except TimeoutError:
-            return False
-        if not line:
-            return False
+        for _ in range(2):
+            try:
+                line = await asyncio.wait_for(self.process.stdout.readline(), START_TIMEOUT)
+            except TimeoutError:
+                return False
+            if not line:
+                return False
         self.relay = asyncio.create_task(self._relay())
         return True
 
@@ -314,6 +317,8 @@ async def _serve(config: Config, stop: asyncio.Event) -> int:
                 f"({len(pids)} workers: pids {', '.join(map(str, pids))})",
                 flush=True,
             )
+            address = browser_address(config.host, port)
+            print(f"scorpion-server: open {address} to play in a browser", flush=True)
             log.info("listening", extra={"host": config.host, "port": port, "workers": len(pids)})
             await stopped
         else:

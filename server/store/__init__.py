@@ -7,7 +7,9 @@ script reaches a key it is not given, and no transaction spans two slots):
 ==============================  ======  ==============================================
 key                             type    what it holds
 ==============================  ======  ==============================================
-``player:ID``                   hash    name, created, current room and game; an
+``player:ID``                   hash    name, created, current room and game; a field
+                                        ``in:CODE`` for each room the player hosts or
+                                        sits in (whichever connection entered it); an
                                         account's username, skeleton, password (argon2id)
 ``token:SHA256``                hash    a session token (only its hash is the key): player,
                                         session id ``sid``, when it was handed out ``born``
@@ -50,6 +52,15 @@ key                             type    what it holds
 ``rating:{PLAYER}:games``       zset    rated games applied to the ratings, by end (ms)
 ``rating:{PLAYER}:delta``       hash    game -> that race's rating change (JSON); the
                                         newest 200 are kept, like ``:games``
+``fp:{PLAYER}:games``           list    the player's last 10 analysed ranked games (JSON:
+                                        game, mode, score, evidence), kept 90 days
+``fp:{PLAYER}:races``           hash    rated game -> its end and the player's opponents
+                                        (for refunds if the player is banned), 31 days
+``fp:{PLAYER}:ban``             string  the player's ban (JSON: reason, by, at)
+``fp:{PLAYER}:refunds``         hash    game -> points given back to the player after
+                                        an opponent's ban (each game once)
+``fp:review``                   zset    the fair-play review queue: player -> score
+``fp:log``                      list    moderation actions (JSON: who, when, why, what)
 ``rb:{VARIANT}``                zset    the variant's rating board: player -> rating
 ``pair:DATE:A:B``               string  rated races between players A and B that day
 ``mm:{VARIANT}:q``              zset    the rated queue: player -> when the wait began
@@ -57,6 +68,10 @@ key                             type    what it holds
 ``mm:{VARIANT}:left``           zset    players who left the queue, by when (ms)
 ``mm:{VARIANT}:first``          hash    player -> when their wait began (kept 60 s)
 ``mm:{VARIANT}:lead``           string  the node forming the variant's matches (a lease)
+``limit:{KIND:ADDRESS}``        string  requests of one kind from one client address in
+                                        the current window (expires with the window);
+                                        for ``login_failed`` a hash: failures, lockouts
+``limit:{KIND:ADDRESS}:lock``   string  the address is locked out while it exists
 ==============================  ======  ==============================================
 
 Pub/sub channels: ``{g:ID}:ev`` carries ``VERSION|ORIGIN|EVENT`` for every game event
@@ -75,6 +90,7 @@ from __future__ import annotations
 from .accounts import AccountStore
 from .connection import NotSent, Subscriber
 from .daily import DailyStore
+from .fairplay import FairPlayStore
 from .health import Outage, StoreHealth
 from .keys import (
     LIVE_CHANNEL,
@@ -87,6 +103,7 @@ from .keys import (
     player_channel,
     player_of_channel,
 )
+from .limits import LimitStore
 from .players import PlayerStore
 from .race import RaceStore
 from .ratings import RatingStore
@@ -128,5 +145,7 @@ __all__ = [
 ]
 
 
-class Store(PlayerStore, AccountStore, RoomStore, RaceStore, DailyStore, RatingStore):
-    """Game-level operations over one Redis connection pool, in six parts by aggregate."""
+class Store(
+    PlayerStore, AccountStore, RoomStore, RaceStore, DailyStore, RatingStore, LimitStore, FairPlayStore
+):
+    """Game-level operations over one Redis connection pool, in eight parts by aggregate."""

@@ -110,6 +110,7 @@ class DailyStore(StoreBase):
         # The player's index of boards first (another cluster slot): forget-me finds every
         # board the player may be on.
         await self.redis.sadd(f"boards:{player_id}", board)
+        await self._expire_with_player(player_id, [f"boards:{player_id}"])  # a guest's index goes with them
         added = await self._leaderboard_submit(
             keys=[board, f"{board}:e"], args=[player_id, sort_key, entry, keep_ms]
         )

@@ -20,6 +20,7 @@ __all__ = [
     "game_key",
     "game_of_channel",
     "is_shard_channel",
+    "limit_key",
     "live_change",
     "player_channel",
     "player_of_channel",
@@ -49,6 +50,11 @@ def room_key(code: str, part: str = "") -> str:
     return f"room:{{{code}}}:{part}" if part else f"room:{{{code}}}"
 
 
+def limit_key(kind: str, subject: str, part: str = "") -> str:
+    """Return the key of one abuse limit (``guest``, ``room_code``...) of one address."""
+    return f"limit:{{{kind}:{subject}}}:{part}" if part else f"limit:{{{kind}:{subject}}}"
+
+
 def board_key(date: str, variant: str) -> str:
     return f"lb:{{{date}:{variant}}}"
 
@@ -75,7 +81,7 @@ def player_channel(player_id: str) -> str:
 
 
 def token_key(token: str) -> str:
-    """Return the key of a session token: its SHA-256, never the token itself (decision 16)."""
+    """Return the key of a session token: its SHA-256, never the token itself (decision 17)."""
     return "token:" + hashlib.sha256(token.encode()).hexdigest()
 
 

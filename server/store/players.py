@@ -269,6 +269,9 @@ class PlayerStore(StoreBase):
         keys += [json.loads(raw)["token"] for raw in sessions]
         keys.append(sessions_key(player_id))
         removed["sessions"] = len(sessions)
+        # Their analysed ranked games go too (a ban, keyed by the same id, is kept).
+        keys += [f"fp:{{{player_id}}}:{part}" for part in ("games", "races", "refunds")]
+        await self.redis.zrem("fp:review", player_id)
         await self._delete_each(keys)
         if record.get("skeleton") and hold_ms > 0:
             await self.redis.set(username_key(record["skeleton"]), "-", px=hold_ms, xx=True)

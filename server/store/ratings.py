@@ -75,13 +75,20 @@ class RatingStore(StoreBase):
                 args += [record.at, CHANGES_KEPT]
                 await self._rate(keys=keys, args=args, client=pipe)
             results: list[str] = await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:  # a banned player stays off
+            for player_id, *_ in updates:
+                pipe.exists(f"fp:{{{player_id}}}:ban")
+            banned = [bool(n) for n in await pipe.execute()]
         board = {
             player_id: record.rating
-            for (player_id, _, record, _), result in zip(updates, results, strict=True)
-            if result == "ok"
+            for (player_id, _, record, _), result, off in zip(updates, results, banned, strict=True)
+            if result == "ok" and not off
         }
         if board:
             await self.redis.zadd(rating_board_key(variant), board)
+        for player_id in board:  # new ratings go with their player (a guest who stays away)
+            keys = [rating_key(player_id, part) for part in ("", "games", "delta")]
+            await self._expire_with_player(player_id, keys)
         return results
 
     async def rating_changes(self, player_id: str, game_ids: Sequence[str]) -> dict[str, str]:

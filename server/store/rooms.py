@@ -99,6 +99,14 @@ class RoomStore(StoreBase):
         fields = text_list(await self.redis.hkeys(f"player:{player_id}"))
         return sorted(field[len(ROOM_MARK) :] for field in fields if field.startswith(ROOM_MARK))
 
+    async def room_members_everywhere(self) -> set[str]:
+        """Return every player sitting in a room (a scan of every room: for the rare moment
+        a node dies, whose players' rooms nobody else follows)."""
+        members: set[str] = set()
+        async for key in self.redis.scan_iter(match="room:{*}:members", count=1000):
+            members.update(text_list(await self.redis.lrange(key, 0, -1)))
+        return members
+
     async def forget_player_room(self, player_id: str, code: str) -> None:
         """Drop a room from the player's rooms (one that closed, started or expired)."""
         await self._mark_room(player_id, code, False)

@@ -291,3 +291,41 @@ if holder and holder ~= ARGV[1] then return -1 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return redis.call('ZCARD', KEYS[2])
 """
+
+LIMIT_COUNT = """
+local n = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+if n > tonumber(ARGV[2]) then return ttl end
+return 0
+"""
+"""KEYS: the counter. ARGV: window (ms), limit. Counts one more; returns 0 while within
+the limit, else the ms until the window ends (the counter starts with its window)."""
+
+LIMIT_PEEK = """
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n < tonumber(ARGV[1]) then return 0 end
+return math.max(redis.call('PTTL', KEYS[1]), 1)
+"""
+"""KEYS: the counter. ARGV: limit. Returns the ms until one more would be allowed (0: now)."""
+
+LIMIT_FAIL = """
+local locked = redis.call('PTTL', KEYS[2])
+if locked > 0 then return locked end
+if ARGV[5] == '0' then return 0 end
+local fails = redis.call('HINCRBY', KEYS[1], 'fails', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if fails < tonumber(ARGV[1]) then return 0 end
+local level = redis.call('HINCRBY', KEYS[1], 'level', 1)
+redis.call('HSET', KEYS[1], 'fails', 0)
+local ms = math.min(tonumber(ARGV[2]) * 2 ^ math.min(level - 1, 40), tonumber(ARGV[3]))
+ms = math.floor(ms)
+redis.call('SET', KEYS[2], '1', 'PX', ms)
+return ms
+"""
+"""KEYS: the failures (hash: fails, level), the lock. ARGV: failures before a lockout, the
+first lockout (ms), the longest (ms), how long failures are remembered (ms), 1 to record a
+failure (0 to only look). Returns the ms the address stays locked out (0: not locked)."""

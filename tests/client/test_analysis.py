@@ -173,7 +173,7 @@ async def test_the_tui_shows_still_winnable_with_the_move_highlighted_then_the_a
     async with app.run_test(size=(80, 24)) as pilot:
         await until(lambda: ann.race is not None)
         await pilot.pause(0.1)
-        assert "winnable?" in app.screen_text(), "the key is in the key bar of a solo game"
+        assert "w win?" in app.screen_text(), "the key is in the key bar of a solo game"
         await pilot.press("w")
         await until(lambda: app.hinted is not None, timeout=30)
         await pilot.pause(0.1)
@@ -194,7 +194,7 @@ async def test_the_tui_shows_still_winnable_with_the_move_highlighted_then_the_a
         screen = app.screen_text()
         assert "Game over" in screen
         assert "Deal winnable: yes; your win slipped away at move 3 (card K♦, KD:2-5)" in screen
-        assert "winnable?" not in screen, "the key is gone once the game is over"
+        assert "w win?" not in screen, "the key is gone once the game is over"
 
 
 async def test_the_tui_says_no_for_an_unwinnable_deal_once_the_analysis_comes(

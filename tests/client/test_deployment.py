@@ -14,11 +14,15 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
 
 from client.api import ScorpionClient
 from protocol.game import Board, card_text
+from protocol.wire.codec import decode_dict, encode
+from protocol.wire.message import Hello
 from server.config import Config, load_config
 from server.runtime.lifeline import die_with_parent
 from tests.conftest import stop_process
@@ -100,11 +104,36 @@ class Balancer:
 
 @pytest.fixture
 def deployment(start_node: NodeFactory, tmp_path: Path) -> Iterator[tuple[list[Node], Balancer]]:
-    nodes = [start_node(test_deals=DEAL), start_node(test_deals=DEAL)]
+    # The balancer forwards the client's address (X-Forwarded-For), believed from loopback.
+    nodes = [start_node(test_deals=DEAL, trusted_proxies="127.0.0.1/32") for _ in range(2)]
     balancer = Balancer(nodes, tmp_path)
     try:
         balancer.wait_ready()
         yield nodes, balancer
+    finally:
+        balancer.stop()
+
+
+async def hello_from(url: str, source: str) -> dict[str, Any]:
+    """Connect from the loopback address ``source``, say hello, return the answer."""
+    async with connect(url, subprotocols=["scorpion.v1.msgpack"], local_addr=(source, 0)) as ws:  # type: ignore[list-item]
+        await ws.send(encode(Hello(name="Ann")))
+        return decode_dict(await ws.recv())
+
+
+async def test_behind_the_balancer_each_client_address_has_its_own_limits(
+    start_node: NodeFactory, tmp_path: Path
+) -> None:
+    # The nodes see the balancer (127.0.0.1) as their peer; the clients come from other
+    # loopback addresses, which only the balancer's X-Forwarded-For tells them.
+    nodes = [start_node(guests_per_minute=1, trusted_proxies="127.0.0.1/32") for _ in range(2)]
+    balancer = Balancer(nodes, tmp_path)
+    try:
+        balancer.wait_ready()
+        assert (await hello_from(balancer.url, "127.0.0.2"))["type"] == "welcome"
+        assert (await hello_from(balancer.url, "127.0.0.3"))["type"] == "welcome"
+        again = await hello_from(balancer.url, "127.0.0.2")  # on either node: the counts are shared
+        assert again["type"] == "error" and again["code"] == "rate_limited", again
     finally:
         balancer.stop()
 

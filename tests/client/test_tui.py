@@ -150,7 +150,7 @@ async def test_a_solo_game_hint_keyboard_move_undo_new_game_and_replay(
         assert race.view == player_view(board).as_dict()
         screen = app.screen_text()
         assert "solo" in screen.splitlines()[0] and "👁" not in screen, "solo games are not watched"
-        assert "new game" in screen and "replay" in screen, "the solo keys are in the key bar"
+        assert "n new" in screen and "p replay" in screen, "the solo keys are in the key bar"
         assert "next racer" not in screen, "a player has no racer to switch to"
         await pilot.press("h")
         await until(lambda: app.hinted is not None)
@@ -200,7 +200,7 @@ async def test_a_solo_game_hint_keyboard_move_undo_new_game_and_replay(
         keys = over.splitlines()[-1]
         for gone in ("pick", "undo", "hint", "deal", "resign"):
             assert gone not in keys, f"{gone!r} is offered after the game is over: {keys}"
-        assert "new game" in keys and "quit" in keys
+        assert "n new" in keys and "quit" in keys
 
 
 async def test_a_quick_match_nobody_joins_says_so_and_offers_no_game_keys(
@@ -263,6 +263,7 @@ async def test_keys_pressed_while_quitting_start_nothing_and_leave_no_coroutine_
             v = ann.race.v  # type: ignore[union-attr]
             # The keys typed just after q arrive before the app has closed (a terminal
             # delivers them in one read): each asks for a request while it shuts down.
+            await app.action_quit()  # asks whether to leave the game: q again leaves
             await app.action_quit()
             app.action_undo()
             app.action_resign()

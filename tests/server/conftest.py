@@ -46,9 +46,21 @@ class Node:
 NodeFactory = Callable[..., Node]
 
 
+GENEROUS_LIMITS = {
+    "guests_per_minute": 100_000,
+    "room_codes_per_minute": 100_000,
+    "accounts_per_day": 100_000,
+    "login_failures": 100_000,
+}
+"""Abuse limits for tests that are not about them: every test client comes from 127.0.0.1.
+A test of the limits sets the ones it needs (the server's defaults are far lower)."""
+
+
 def spawn_node(env: dict[str, str], log: Path, *args: str) -> Node:
     """Start ``scorpion-server`` on a free loopback port with ``env`` and ``args``; return it
-    once it has said where it listens. Its log is appended to ``log``."""
+    once it has said where it listens. Its log is appended to ``log``. Unless ``env`` sets
+    them, the abuse limits are :data:`GENEROUS_LIMITS`."""
+    env = {**{f"SCORPION_{k.upper()}": str(v) for k, v in GENEROUS_LIMITS.items()}, **env}
     with log.open("a") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-m", "server.main", "--host", "127.0.0.1", "--port", "0", *args],
@@ -228,11 +240,16 @@ async def open_client() -> AsyncIterator[Callable[..., Any]]:
     clients: list[Client] = []
 
     async def open_(
-        node: Node, name: str = "Tester", fmt: str = MSGPACK, token: str | None = None, account: bool = False
+        node: Node,
+        name: str = "Tester",
+        fmt: str = MSGPACK,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        account: bool = False,
     ) -> Client:
         """Open a client and say hello (as a guest, or with ``token``); with ``account`` the
         guest registers at once (what ranked play needs)."""
-        ws = await connect(node.url, subprotocols=[fmt], max_size=1 << 22)  # type: ignore[list-item]
+        ws = await connect(node.url, subprotocols=[fmt], max_size=1 << 22, additional_headers=headers)  # type: ignore[list-item]
         client = Client(ws, fmt)
         clients.append(client)
         hello: dict[str, Any] = {"type": "hello", "name": name}
@@ -300,6 +317,7 @@ async def local_node(redis_url: str, tmp_path: Path) -> AsyncIterator[Callable[.
             "grace_period": 1.0,
             "daily_secret": DAILY_SECRET,
             "log_format": "text",
+            **GENEROUS_LIMITS,
         }
         base.update(settings)
         server = ScorpionServer(Config(**base), clock=clock)

@@ -98,7 +98,7 @@ async def test_usernames_are_unique_up_to_case_width_and_look_alikes(
 async def test_wrong_passwords_lock_the_account_out_for_longer_and_longer(
     local_node: Any, open_client: Any
 ) -> None:
-    node = await local_node(login_failures=3, login_lockout=1.0)
+    node = await local_node(account_login_failures=3, account_login_lockout=1.0)
     ann: Client = await open_client(node, "Ann")
     await ann.register("ann")
     assert (await login(node, "nobody"))["code"] == "bad_login"
@@ -288,3 +288,24 @@ async def test_forget_me_revokes_every_session_and_holds_the_username_back(
     taken = await newcomer.request({"type": "register", "username": "ann", "password": PASSWORD})
     assert taken["code"] == "username_taken"
     assert re.search(r"taken", taken["message"])
+
+
+async def test_one_address_makes_few_accounts_and_is_locked_out_after_failed_logins(
+    local_node: Any, open_client: Any
+) -> None:
+    # Every test client comes from 127.0.0.1: the limits per address count them together.
+    node = await local_node(accounts_per_day=2, login_failures=3, login_lockout=60.0)
+    ann: Client = await open_client(node, "Ann")
+    assert (await ann.register("ann"))["username"] == "ann"
+    bob: Client = await open_client(node, "Bob")
+    taken = await bob.request({"type": "register", "username": "ANN", "password": PASSWORD})
+    assert taken["code"] == "username_taken"  # refused without costing one of the address's accounts
+    assert (await bob.register("bob"))["username"] == "bob"
+    cat: Client = await open_client(node, "Cat")
+    third = await cat.request({"type": "register", "username": "cat", "password": PASSWORD})
+    assert third["code"] == "rate_limited" and "accounts" in third["message"], third
+    # three failed logins (unknown names or wrong passwords, any account) lock the address out
+    answers = [(await login(node, name, "wrong password"))["code"] for name in ("ann", "bob", "nobody")]
+    assert answers == ["bad_login", "bad_login", "rate_limited"]
+    refused = await login(node, "bob")  # the right password too, while the lockout lasts
+    assert refused["code"] == "rate_limited" and refused["retry_after_ms"] > 0

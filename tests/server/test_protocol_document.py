@@ -20,10 +20,12 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol.game import Board, card_text, move_json
+from protocol.solver import solve_deal
 from protocol.wire.codec import JSON, MSGPACK, decode_dict
 from protocol.wire.error import ErrorCode
 from protocol.wire.flow import STRIKES_BEFORE_CLOSE
 from protocol.wire.message import MESSAGES, SERVER_TYPES
+from server.fairplay import ban
 
 from .conftest import PASSWORD, Client, start_race
 
@@ -31,6 +33,7 @@ pytestmark = pytest.mark.asyncio
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 DEAL = 1234567890123
+WINNABLE = 1_000_000_000_007  # the solver wins it with a 52-move line, every card known after 51
 
 
 def doc_text() -> str:
@@ -92,7 +95,8 @@ async def test_handshakes_on_another_path_or_offering_no_subprotocol_are_refused
 async def test_every_server_example_of_the_document_matches_a_real_frame_field_for_field(
     local_node: Any, open_client: Any
 ) -> None:
-    node = await local_node(test_deals=str(DEAL), spectator_tick=0.2, queue_timeout=1.0)
+    # The race and the quick match deal DEAL; Fay's solo game WINNABLE, for auto-finish.
+    node = await local_node(test_deals=f"{DEAL},{DEAL},{WINNABLE}", spectator_tick=0.2, queue_timeout=1.0)
     ann: Client = await open_client(node, "Ann", account=True)
     bob: Client = await open_client(node, "Bob", fmt=JSON, account=True)
     eve: Client = await open_client(node, "Eve")
@@ -144,7 +148,16 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     assert (await fay.request({"type": "hint", "game": solo["game"], "v": solo["v"]}))["type"] == "hints"
     answer = await fay.request({"type": "winnable", "game": solo["game"], "v": solo["v"]})
     assert answer["type"] == "winnable_info", answer
-    await fay.request({"type": "resign", "game": solo["game"], "v": solo["v"]})
+    # Every card face up and the reserve dealt: Finish plays the rest and wins the game.
+    line = solve_deal("scorpion", WINNABLE).moves
+    version = solo["v"]
+    for move in line[:-1]:
+        step = {"type": "move", "game": solo["game"], "v": version, "move": move_json(move)}
+        played = await fay.request(step)
+        assert played["type"] == "accepted", played
+        version = played["v"]
+    finished = await fay.request({"type": "finish", "game": solo["game"], "v": version})
+    assert finished["type"] == "finish_info" and finished["moves"] == 1, finished
     await fay.expect("analysis", timeout=60)
     # The daily, the boards, statistics, and forgetting a player.
     assert (await dave.request({"type": "daily_info"}))["type"] == "daily"
@@ -254,6 +267,9 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     await daily.expect("race_ended")
     await ask(daily, {"type": "daily_start"}, "daily_already_played")
     await ask(daily, {"type": "hint", "game": first["game"], "v": first["v"]}, "not_allowed")
+    # A player banned from ranked play (scorpion-admin ban): every ranked request refused.
+    await ban(store, daily.player, "solver play", "moderator", 0)
+    await ask(daily, {"type": "queue_join", "variant": "scorpion"}, "banned")
     # Before hello, a token that was never given out, and frames that cannot be read.
     ws = await connect(node.url, subprotocols=[MSGPACK])  # type: ignore[list-item]
     try:

@@ -188,6 +188,16 @@ def test_one_worker_is_the_node_itself_with_no_supervisor(tmp_path: Path, redis_
     assert node.process.returncode == 0
 
 
+def test_the_supervisor_says_once_where_it_listens_then_where_to_open_it(
+    supervised: Supervised, redis_url: str
+) -> None:
+    node = supervised(redis_url=redis_url)
+    assert node.process.stdout is not None
+    # spawn_node read the first line, the listening line; the workers' own lines are not passed on.
+    line = node.process.stdout.readline()
+    assert line == f"scorpion-server: open http://127.0.0.1:{node.port}/ to play in a browser\n"
+
+
 async def test_connections_are_served_by_every_worker_each_a_node_of_its_own(
     supervised: Supervised, open_client: Any, redis_url: str
 ) -> None:

@@ -18,7 +18,7 @@ from protocol.wire.error import ProtocolError
 
 from ...api import ScorpionClient
 from ...errors import ServerError
-from ...identity import TokenStore
+from ...identity import TokenStore, configured_servers
 
 __all__ = [
     "DEFAULT_SERVER",
@@ -29,6 +29,7 @@ __all__ = [
     "make_client",
     "run_session",
     "server_error_text",
+    "server_urls",
 ]
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/"
@@ -55,15 +56,36 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=None,
         type=server_url,
-        help=f"server websocket URL (default {DEFAULT_SERVER}); repeat to give fallbacks",
+        help=(
+            "server websocket URL; repeat to give fallbacks (default: $SCORPION_SERVER, else the "
+            f"server of config.json in the config directory, else {DEFAULT_SERVER})"
+        ),
     )
     parser.add_argument("--name", default=None, help="display name (default: the stored one, or your login)")
     parser.add_argument("--json-frames", action="store_true", help="speak JSON frames instead of msgpack")
 
 
+def server_urls(args: argparse.Namespace) -> list[str]:
+    """Return the servers to use: ``--server``, else the configured ones (``SCORPION_SERVER``,
+    the config file), else :data:`DEFAULT_SERVER`.
+
+    Raises ``argparse.ArgumentTypeError`` naming where a configured URL that is not one came from.
+    """
+    if args.server:
+        return list(args.server)
+    configured = configured_servers()
+    if configured is None:
+        return [DEFAULT_SERVER]
+    urls, source = configured
+    try:
+        return [server_url(url) for url in urls]
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{source}: {exc}") from None
+
+
 def make_client(args: argparse.Namespace, **options: Any) -> ScorpionClient:
     """Return a client for the parsed options, with the stored identity of the server."""
-    urls = args.server or [DEFAULT_SERVER]
+    urls = server_urls(args)
     store = TokenStore()
     known = store.load(urls[0])
     name = args.name or (known.name if known else "") or _login()
@@ -83,11 +105,20 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
     """Connect, run ``session`` and close; report connection failures as exit code 1."""
 
     async def main() -> int:
-        client = make_client(args, **options)
+        try:
+            client = make_client(args, **options)
+        except argparse.ArgumentTypeError as exc:
+            print(f"scorpion {args.command}: {exc}", file=sys.stderr)
+            return 2
         try:
             await client.connect()
         except (ConnectionError, OSError, ServerError) as exc:
-            print(f"scorpion {args.command}: cannot connect: {exc}", file=sys.stderr)
+            print(
+                f"scorpion {args.command}: cannot connect to {client.url}: {exc}\n"
+                "a Scorpion Race server must be running: start one with `scorpion-server`, "
+                "or name one with --server or SCORPION_SERVER",
+                file=sys.stderr,
+            )
             return 1
         except ProtocolError as exc:  # a request the client refuses to send
             print(f"scorpion {args.command}: {refusal_text(exc)}", file=sys.stderr)
@@ -95,7 +126,8 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         try:
             return await session(client)
         except ServerError as exc:
-            print(f"scorpion {args.command}: {server_error_text(exc)}", file=sys.stderr)
+            mode = client.race.mode if client.race is not None else None
+            print(f"scorpion {args.command}: {server_error_text(exc, mode)}", file=sys.stderr)
             return 1
         except ProtocolError as exc:
             print(f"scorpion {args.command}: {refusal_text(exc)}", file=sys.stderr)
@@ -109,8 +141,15 @@ def run_session(args: argparse.Namespace, session: Session, **options: Any) -> i
         return 130
 
 
-def server_error_text(exc: ServerError) -> str:
-    """Say why the server refused a request; a busy server's refusal says it was retried."""
+def server_error_text(exc: ServerError, mode: str | None = None) -> str:
+    """Say why the server refused a request; a busy server's refusal says it was retried.
+
+    A request the connection's state refused says in words which game or room is in the
+    way and how to leave it (``mode``: that game's, when the client resumed it).
+    """
+    words = exc.in_the_way(mode)
+    if words is not None:
+        return words
     text = f"{exc.code}: {exc.message}"
     if exc.code == "account_required":
         return f"{text} (scorpion register USERNAME makes this terminal's player an account)"

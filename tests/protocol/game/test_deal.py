@@ -223,10 +223,19 @@ def test_deal_json_matches_the_engine_for_every_variant(variant: str) -> None:
         assert all(set(entry) == {"card", "face_up"} for entry in col)
 
 
-def test_deal_without_json_prints_the_position_notation() -> None:
-    code, out, _ = run_cli("deal", "--number", "1")
+def test_deal_with_notation_prints_the_position_notation() -> None:
+    code, out, _ = run_cli("deal", "--number", "1", "--notation")
     assert code == 0
     assert out == board_to_text(Board.new("scorpion", 1)) + "\n"
+
+
+def test_deal_without_options_draws_the_layout_with_face_down_cards_bracketed() -> None:
+    code, out, _ = run_cli("deal", "--number", "1")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("scorpion deal 1: 7 columns")
+    assert lines[1].split() == ["1", "[J♦]", "[5♥]", "[K♥]", "A♠", "4♥", "T♥", "8♦"]
+    assert len([line for line in lines if line.strip()[:1].isdigit()]) == 7
 
 
 @pytest.mark.parametrize("number", ["0", "-5", str(10**20)])

@@ -17,6 +17,7 @@ from protocol.game.variant import VARIANTS
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import (
     CLIENT_TYPES,
+    MAX_BAN_REASON,
     MAX_VERSION,
     MESSAGES,
     RACER_STATUSES,
@@ -197,6 +198,7 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "verdict": st.sampled_from(["winnable", "unwinnable", "unknown"]),
     "line": tuples_of(move_maps, 20),
     "slipped": st.none() | counts,
+    "banned": st.none() | st.text(max_size=MAX_BAN_REASON),
     "won": st.booleans(),
     "offset": counts,
     "limit": st.integers(1, 100),
@@ -303,6 +305,7 @@ OVERRIDES: dict[tuple[str, str], st.SearchStrategy[Any]] = {
     ("forgotten", "removed"): st.fixed_dictionaries({"saved_games": counts, "identity": st.booleans()}),
     ("stats", "variant"): st.none() | variants,
     ("analysis", "moves"): counts,
+    ("finish_info", "moves"): counts,
     ("winnable_info", "move"): st.none() | move_maps,
     ("spectate", "racers"): tuples_of(
         st.builds(RacerBoard, player=ids, name=names, view=views, summary=summaries, status=statuses), 4

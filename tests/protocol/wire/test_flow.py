@@ -211,3 +211,13 @@ def test_a_clock_going_backwards_gives_no_credit() -> None:
     credits = Credits(capacity=1, period=10.0)
     assert credits.take(50.0) == "ok"
     assert credits.take(10.0) == "rate_limited"
+
+
+def test_a_refusal_names_what_holds_the_connection_when_told() -> None:
+    move = PlayMove(game="g1", v=1, move=WireMove.of(Move(0, 0, 1)))
+    with pytest.raises(ProtocolError) as held:
+        check(State.IN_ROOM, move, "room K7MQ2X")
+    assert held.value.message.startswith("'move' is not allowed in a room (room K7MQ2X); allowed: ")
+    with pytest.raises(ProtocolError) as plain:
+        check(State.IN_ROOM, move)
+    assert plain.value.message.startswith("'move' is not allowed in a room; allowed: ")

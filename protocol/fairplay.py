@@ -1,0 +1,253 @@
+"""Fair-play evidence: how a ranked game was played, against what the player could see.
+
+Pure functions of a racer's stored actions and move times (no clock, no chance): the server
+runs :func:`game_evidence` in its solver worker after every rated race and ranked daily
+attempt, and ``bench/fairplay.py`` runs it on simulated players to set the thresholds.
+
+Three measures, each a log-likelihood ratio (cheating against honest play), summed into the
+game's score (decision 16):
+
+- **solver**: at every *critical* position (still winnable, but the hint heuristic's first
+  choice, the best a player can do from what they see by that rule, loses it), did the racer
+  play a move that keeps the win? Honest players keep it about ``KEEP_HONEST`` of the time
+  (measured), a racer who follows a full-information solver far more often.
+- **digs**: when two or more moves would each turn a face-down card up, did the racer pick
+  the one under which lies the most useful card (the best hint score after it is turned)?
+  From what is visible every such choice is a guess, right with the share of best options.
+- **timing**: how regular the times between moves are (the coefficient of variation); a
+  human's vary widely (about 0.5 and up), a program's hardly at all. Very fast and regular
+  play scores most.
+
+A player's score is the sum of their last ``PLAYER_GAMES`` ranked games' scores, each held
+to ``[GAME_FLOOR, GAME_CAP]`` so that neither one clean game hides a pattern nor one odd game
+makes one; over ``PLAYER_THRESHOLD`` the player goes to the review queue. The constants are
+set from ``bench/fairplay.py``'s populations (docs/performance.md has the figures).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any, cast
+
+from .game import Board, hint_scores, move_from_text
+from .game.move import Move
+from .solver import Budget, Verdict, solve
+
+__all__ = [
+    "AGREE_CHEAT",
+    "AGREE_HONEST",
+    "DIG_HIT_CHEAT",
+    "GAME_CAP",
+    "GAME_FLOOR",
+    "KEEP_CHEAT",
+    "KEEP_HONEST",
+    "PLAYER_GAMES",
+    "PLAYER_THRESHOLD",
+    "REGULAR_CV",
+    "dig_values",
+    "flagged",
+    "game_evidence",
+    "player_score",
+    "timing_score",
+]
+
+AGREE_HONEST = 0.15
+"""How often an honest player leaves the hint's first choice where it differs from the
+solver's, shared among the other useful moves: the chance of playing the solver's move by
+luck (held between 2% and 50%)."""
+AGREE_CHEAT = 0.3
+"""The share of moves on which the solver measure's cheater follows the solver, on top of
+the honest chance."""
+KEEP_HONEST = 0.1
+"""Share of critical positions in which an honest player keeps the win (measured)."""
+KEEP_CHEAT = 0.4
+"""The share the solver measure weighs against: a racer who follows a solver on a share of
+moves keeps the win more often than an honest one."""
+DIG_HIT_CHEAT = 0.6
+"""How often the digs measure assumes a racer who knows the face-down cards picks the best."""
+REGULAR_CV = 0.3
+"""Move times varying less than this (coefficient of variation) count as machine-regular."""
+TIMING_WEIGHT = 10.0
+"""The timing score of perfectly regular, very fast play over a whole game."""
+MIN_INTERVALS = 10
+"""Fewer times between moves than this say nothing of their regularity."""
+GAME_CAP = 8.0
+GAME_FLOOR = -2.0
+PLAYER_GAMES = 10
+"""A player's score covers their last this many ranked games."""
+PLAYER_THRESHOLD = 6.5
+"""A player whose score reaches this goes to the review queue."""
+NODES = 200_000
+"""Search budget per position: most positions are decided in far fewer nodes."""
+
+
+def _solved(board: Board, nodes: int, cache: dict[Any, Any] | None) -> tuple[bool | None, Move | None]:
+    """Return whether ``board`` can be won (``None``: undecided) and the solver's first move."""
+    key = board.key()
+    if cache is not None and key in cache:
+        return cast(tuple[bool | None, Move | None], cache[key])
+    solution = solve(board, Budget(nodes=nodes))
+    verdict = solution.verdict
+    answer = (
+        None if verdict is Verdict.UNKNOWN else verdict is Verdict.WINNABLE,
+        solution.moves[0] if verdict is Verdict.WINNABLE and solution.moves else None,
+    )
+    if cache is not None:
+        cache[key] = answer
+    return answer
+
+
+def _winnable(board: Board, nodes: int, cache: dict[Any, Any] | None) -> bool | None:
+    return _solved(board, nodes, cache)[0]
+
+
+def dig_values(board: Board) -> dict[Move, int]:
+    """Return, for each move that would turn a face-down card up, the value of what it turns
+    up: the best hint score of the position after it (read with the card now known)."""
+    down = board.face_down_left
+    values: dict[Move, int] = {}
+    for move in board.legal_moves():
+        if move.is_deal:
+            continue
+        board.push(move)
+        if board.face_down_left < down:
+            scores = [value for after, value in hint_scores(board) if not after.is_deal]
+            values[move] = max(scores, default=0)
+        board.pop()
+    return values
+
+
+def timing_score(times: Sequence[int]) -> tuple[float, float | None, int | None]:
+    """Return the timing score, the coefficient of variation and the median gap (ms) of a
+    racer's move times (ms from the start, one a move)."""
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    if len(gaps) < MIN_INTERVALS:
+        return 0.0, None, None
+    mean = sum(gaps) / len(gaps)
+    median = sorted(gaps)[len(gaps) // 2]
+    if mean <= 0:
+        return TIMING_WEIGHT, 0.0, median
+    spread = math.sqrt(sum((g - mean) ** 2 for g in gaps) / (len(gaps) - 1))
+    cv = spread / mean
+    regular = max(0.0, (REGULAR_CV - cv) / REGULAR_CV)
+    fast = 1.0 if median < 1000 else 0.75
+    return TIMING_WEIGHT * regular * fast, round(cv, 3), median
+
+
+def game_evidence(
+    variant: str,
+    number: int,
+    rule: str,
+    actions: Sequence[str],
+    times: Sequence[int],
+    nodes: int = NODES,
+    cache: dict[Any, Any] | None = None,
+) -> dict[str, Any]:
+    """Return one racer's fair-play evidence for a finished game as plain data.
+
+    ``actions`` are the stored actions (moves, ``undo`` markers), ``times`` the moves' times
+    in ms from the start (one per action; missing ones are taken as unknown). ``cache``
+    (position key -> winnable) may be shared between calls on the same deals.
+    """
+    board = Board.new(variant, number, rule)
+    solver = _Tally(AGREE_HONEST, AGREE_CHEAT)
+    critical = _Tally(KEEP_HONEST, KEEP_CHEAT)
+    digs = 0
+    dig_at: list[int] = []
+    dig_chance = dig_llr = 0.0
+    winnable: bool | None = None
+    for index, text in enumerate(actions):
+        if text == "undo":
+            if board.depth:
+                board.pop()
+            winnable = None
+            continue
+        move = move_from_text(text)
+        choice: Move | None = None
+        if winnable is not False:
+            winnable, choice = _solved(board, nodes, cache)
+        ranked = hint_scores(board)
+        values = dig_values(board)
+        if move in values and len(values) >= 2:
+            top = max(values.values())
+            chance = sum(1 for v in values.values() if v == top) / len(values)
+            if chance < 1.0:
+                digs += 1
+                dig_chance += chance
+                hit = values[move] == top
+                best = DIG_HIT_CHEAT + (1 - DIG_HIT_CHEAT) * chance
+                dig_llr += math.log(best / chance) if hit else math.log((1 - best) / (1 - chance))
+                if hit:
+                    dig_at.append(index)
+        if winnable and ranked and choice is not None and ranked[0][0] != choice:
+            hint = ranked[0][0]
+            others = sum(1 for m, value in ranked[1:] if value >= 0 and not m.is_deal)
+            chance = min(0.5, max(0.02, AGREE_HONEST / max(1, others)))
+            solver.add(move == choice, index, chance)
+            board.push(hint)
+            hint_keeps = _winnable(board, nodes, cache)
+            board.pop()
+            if hint_keeps is False:
+                board.push(move)
+                keeps = move != hint and _winnable(board, nodes, cache)
+                board.pop()
+                if keeps is not None:
+                    critical.add(bool(keeps), index)
+        board.push(move)
+    timing, cv, median = timing_score([t for t in times if t is not None])
+    score = _clip(solver.llr + critical.llr + dig_llr + timing)
+    return {
+        "score": round(score, 3),
+        "solver": solver.as_dict(),
+        "critical": critical.as_dict(),
+        "digs": {
+            "choices": digs,
+            "best": len(dig_at),
+            "expected": round(dig_chance, 2),
+            "score": round(dig_llr, 3),
+            "moves": dig_at,
+        },
+        "timing": {"cv": cv, "median_ms": median, "score": round(timing, 3)},
+        "moves": len(actions),
+    }
+
+
+class _Tally:
+    """Positions of one kind and how often the racer did what a cheater would."""
+
+    def __init__(self, honest: float, cheat: float) -> None:
+        self.honest, self.cheat = honest, cheat
+        self.seen = 0
+        self.llr = 0.0
+        self.at: list[int] = []
+
+    def add(self, hit: bool, index: int, honest: float | None = None) -> None:
+        """Count a position: ``hit`` if the racer did what a cheater would, which an honest
+        player does with probability ``honest`` (the tally's own share if not given)."""
+        chance = self.honest if honest is None else honest
+        cheat = self.cheat + (1 - self.cheat) * chance
+        self.seen += 1
+        if hit:
+            self.at.append(index)
+            self.llr += math.log(cheat / chance)
+        else:
+            self.llr += math.log((1 - cheat) / (1 - chance))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"positions": self.seen, "hits": len(self.at), "score": round(self.llr, 3), "moves": self.at}
+
+
+def _clip(score: float) -> float:
+    return max(GAME_FLOOR, min(GAME_CAP, score))
+
+
+def player_score(game_scores: Sequence[float]) -> float:
+    """Return a player's score from their ranked games' scores, newest first."""
+    return round(sum(_clip(s) for s in game_scores[:PLAYER_GAMES]), 3)
+
+
+def flagged(game_scores: Sequence[float], threshold: float = PLAYER_THRESHOLD) -> bool:
+    """Tell whether a player with these game scores (newest first) goes to review."""
+    return player_score(game_scores) >= threshold

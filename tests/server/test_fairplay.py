@@ -1,0 +1,210 @@
+"""Fair play on real nodes and a real Redis: a racer who follows the solver goes to review,
+an honest bot does not; scorpion-admin lists the review queue, bans (ranked play refused,
+rating and daily boards re-ranked, an opponent refunded), unbans, and logs who, when, why."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from client.bot import choose_move
+from client.model import position_key
+from protocol.fairplay import PLAYER_THRESHOLD
+from protocol.game import Board, Move, hint_scores, move_json
+from protocol.solver import Budget, solve
+from server.store import Store
+
+from .conftest import Client, NodeFactory
+
+ROOT = Path(__file__).resolve().parents[2]
+DEAL = 17437166598339580354
+"""Winnable: the solver wins it in 51 moves; the hint bot loses it."""
+
+
+def solver_line() -> list[Move]:
+    return solve(Board.new("scorpion", DEAL), Budget(nodes=200_000)).moves
+
+
+def bot_line() -> list[Move]:
+    board, seen, idle, line = Board.new("scorpion", DEAL), set(), 0, []
+    while len(line) < 200 and not board.is_won():
+        seen.add(position_key(board))
+        move = choose_move(board, seen, idle)
+        if move is None:
+            break
+        idle = 0 if dict(hint_scores(board)).get(move, 0) > 0 else idle + 1
+        board.push(move)
+        line.append(move)
+    return line
+
+
+async def play(client: Client, game: str, v: int, line: list[Move], seed: int) -> int:
+    """Play ``line`` with irregular, person-like pauses between moves; return the version."""
+    rng = random.Random(seed)
+    for move in line:
+        await asyncio.sleep(0.02 * math.exp(rng.gauss(0, 1)))
+        answer = await client.request({"type": "move", "game": game, "v": v, "move": move_json(move)})
+        assert answer["type"] == "accepted", answer
+        v = answer["v"]
+    return v
+
+
+def admin(redis_url: str, *args: str) -> Any:
+    """Run scorpion-admin as a subprocess with --json; return what it printed."""
+    command = [sys.executable, "-m", "server.admin", "--redis-url", redis_url, *args, "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+async def until(check: Any, timeout: float = 30.0) -> Any:
+    for _ in range(int(timeout / 0.1)):
+        if found := await check():
+            return found
+        await asyncio.sleep(0.1)
+    raise AssertionError("not in time")
+
+
+async def test_a_solver_follower_is_reviewed_banned_refunded_against_and_unbanned(
+    start_node: NodeFactory, open_client: Any, redis_url: str
+) -> None:
+    node = start_node(test_deals=DEAL)
+    ann: Client = await open_client(node, "Ann")
+    bob: Client = await open_client(node, "Bob")
+    # A ranked daily attempt each, resigned at once: both on today's board.
+    for client in (bob, ann):
+        first = await client.request({"type": "daily_start"})
+        await client.request({"type": "resign", "game": first["game"], "v": first["v"]})
+        await client.expect("race_ended", game=first["game"])
+    # A rated quick match: Ann follows the solver's line and wins, Bob plays the hint bot's.
+    for client in (ann, bob):
+        assert (await client.request({"type": "queue_join", "variant": "scorpion"}))["rated"] is True
+    start = await ann.expect("race_started")
+    await bob.expect("race_started", game=start["game"])
+    game = start["game"]
+    _, bob_v = await asyncio.gather(
+        play(ann, game, start["v"], solver_line(), 1), play(bob, game, start["v"], bot_line(), 2)
+    )
+    resigned = await bob.request({"type": "resign", "game": game, "v": bob_v})
+    assert resigned["type"] == "accepted" or resigned["code"] == "game_over", resigned  # or stuck
+    ended = await ann.expect("race_ended", game=game, timeout=20)
+    assert ended["standings"][0]["player"] == ann.player
+    await bob.expect("rating_change", game=game)
+
+    store = Store(redis_url)
+    try:
+
+        async def analysed(player: str) -> list[dict[str, Any]] | None:
+            games = await store.fairplay_games(player)
+            return games if len(games) == 2 else None
+
+        ann_games = await until(lambda: analysed(ann.player))
+        bob_games = await until(lambda: analysed(bob.player))
+        ranked = {g["mode"] for g in ann_games}
+        assert len(ann_games) == 2 and ranked == {"race", "daily"}
+        race = next(g for g in ann_games if g["mode"] == "race")
+        assert (
+            race["score"] >= PLAYER_THRESHOLD and race["solver"]["hits"] == race["solver"]["positions"] >= 5
+        )
+        assert race["timing"]["score"] == 0.0  # person-like pauses: the moves alone gave her away
+        bob_race = next(g for g in bob_games if g["mode"] == "race")
+        assert bob_race["score"] < 0
+        assert [p for p, _ in await store.review_queue()] == [ann.player]
+
+        # scorpion-admin fairplay: the queue with its evidence per game.
+        review = admin(redis_url, "fairplay")["review"]
+        assert [entry["player"] for entry in review] == [ann.player]
+        assert {g["game"] for g in review[0]["games"]} >= {game}
+        assert review[0]["score"] >= PLAYER_THRESHOLD
+        dismissed = admin(redis_url, "dismiss", bob.player, "--reason", "not listed", "--by", "mod")
+        assert dismissed["was_listed"] is False
+        assert [entry["player"] for entry in admin(redis_url, "fairplay")["review"]] == [ann.player]
+
+        bob_before = (await store.ratings([bob.player], "scorpion"))[bob.player]
+        assert bob_before is not None
+        assert await store.rating_rank("scorpion", ann.player) == 0
+        board = next(iter(await store.redis.smembers(f"boards:{ann.player}")))
+        assert await store.redis.zscore(board, ann.player) is not None
+
+        # Ban: off the boards (Bob moves up), Bob refunded what he lost to Ann.
+        done = admin(redis_url, "ban", ann.player, "--reason", "followed a solver", "--by", "mod")
+        assert done["rating_boards"] == ["scorpion"] and done["daily_boards"] == [board]
+        (refund,) = done["refunds"]
+        assert refund["player"] == bob.player and refund["game"] == game and refund["points"] > 0
+        bob_after = (await store.ratings([bob.player], "scorpion"))[bob.player]
+        assert bob_after is not None
+        assert abs(bob_after.rating - (bob_before.rating + refund["points"])) < 1e-6
+        assert await store.rating_rank("scorpion", ann.player) is None
+        assert await store.rating_rank("scorpion", bob.player) == 0
+        assert await store.redis.zscore(board, ann.player) is None
+        assert await store.redis.zrange(board, 0, -1) == [bob.player]
+        assert await store.review_queue() == []
+        again = admin(redis_url, "ban", ann.player, "--reason", "again", "--by", "mod")
+        assert again["already"] and again["refunds"] == []  # refunds are given once
+
+        # Ann sees it: ranked requests refused with the reason, and in her next welcome.
+        for request in (
+            {"type": "queue_join", "variant": "scorpion"},
+            {"type": "daily_start"},
+            {"type": "room_create", "variant": "scorpion", "options": {"rated": True}},
+        ):
+            answer = await ann.request(request)
+            assert answer["type"] == "error" and answer["code"] == "banned", answer
+            assert "followed a solver" in answer["message"]
+        rated_room = await bob.request(
+            {"type": "room_create", "variant": "scorpion", "options": {"rated": True}}
+        )
+        joined = await ann.request({"type": "room_join", "room": rated_room["room"]})
+        assert joined["type"] == "error" and joined["code"] == "banned", joined
+        await bob.request({"type": "room_leave"})
+        friends = await bob.request({"type": "room_create", "variant": "scorpion"})
+        assert (await ann.request({"type": "room_join", "room": friends["room"]}))["type"] == "room"
+        await ann.request({"type": "room_leave"})
+        await bob.request({"type": "room_leave"})
+        casual = await ann.request({"type": "queue_join", "variant": "scorpion", "rated": False})
+        assert casual["type"] == "queued"
+        await ann.request({"type": "queue_cancel"})
+        again_ann: Client = await open_client(node, "Ann", token=ann.token)
+        assert again_ann.welcome["banned"] == "followed a solver"
+        assert "banned" not in bob.welcome
+
+        # Unban: ranked play again (the boards and refunds stay as they are).
+        lifted = admin(redis_url, "unban", ann.player, "--reason", "appeal granted", "--by", "lead")
+        assert lifted["was_banned"] is True
+        queued = await ann.request({"type": "queue_join", "variant": "scorpion"})
+        assert queued["type"] == "queued" and queued["rated"] is True
+        assert await store.rating_rank("scorpion", ann.player) is None
+
+        log = admin(redis_url, "log")["log"]
+        assert [(e["action"], e["by"], e["reason"]) for e in log] == [
+            ("unban", "lead", "appeal granted"),
+            ("ban", "mod", "again"),
+            ("ban", "mod", "followed a solver"),
+            ("dismiss", "mod", "not listed"),
+        ]
+        assert [e["player"] for e in log] == [ann.player] * 3 + [bob.player]
+        assert all(e["at"] > 0 for e in log)
+    finally:
+        await store.close()
+
+
+def test_scorpion_admin_reads_the_embedded_store_of_a_data_directory_or_says_it_has_none(
+    tmp_path: Path,
+) -> None:
+    command = [sys.executable, "-m", "server.admin", "--data-dir", str(tmp_path), "log"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1 and "no running store" in done.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "server.admin", "ban", "p1", "--reason", ""],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert bad.returncode == 2 and "reason" in bad.stderr
