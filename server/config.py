@@ -61,6 +61,13 @@ class Config:
     room_ttl: float = 3600.0
     challenge_ttl: float = 7 * 24 * 3600.0
     guest_retention: float = 30 * 24 * 3600.0
+    account_retention: float = 730 * 24 * 3600.0
+    session_idle: float = 30 * 24 * 3600.0
+    session_rotation: float = 3600.0
+    session_overlap: float = 60.0
+    username_hold: float = 30 * 24 * 3600.0
+    account_login_failures: int = 5
+    account_login_lockout: float = 2.0
     leaderboard_days: int = 30
     spectator_tick: float = 2.0
     spectator_lag: float = 0.005
@@ -124,6 +131,24 @@ _HELP = {
         "seconds a player's identity, token, statistics, saved games and results are kept after "
         "their last visit (each hello and each last disconnect renews them)"
     ),
+    "account_retention": (
+        "seconds an account (its identity, username, statistics, saved games, results and "
+        "ratings) is kept after its last visit"
+    ),
+    "session_idle": "seconds an account's session token stays valid unused (each hello renews it)",
+    "session_rotation": (
+        "seconds after which a session token presented in hello is replaced by a new one (at "
+        "most one rotation a session per period; 0: at every hello)"
+    ),
+    "session_overlap": (
+        "seconds a rotated session token keeps working, for a reconnect that raced the rotation"
+    ),
+    "username_hold": "seconds the username of a forgotten account stays reserved (for nobody)",
+    "account_login_failures": "wrong passwords in a row an account takes before its logins are locked out",
+    "account_login_lockout": (
+        "seconds of the first lockout after account-login-failures wrong passwords; each further wrong "
+        "password doubles it (at most a day)"
+    ),
     "leaderboard_days": "days past leaderboards and daily attempts are kept",
     "spectator_tick": "seconds between batched spectator-count updates",
     "node_heartbeat": "seconds between this node's heartbeats in Redis",
@@ -182,6 +207,7 @@ _NON_NEGATIVE = frozenset(
         "shutdown_timeout",
         "close_timeout",
         "spectator_lag",
+        "session_rotation",
     }
 )
 """Numeric settings that may be 0; every other one must be above 0 (the port aside)."""

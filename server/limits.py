@@ -74,8 +74,9 @@ class Limits(Service):
     async def take(self, address: str, kind: Kind) -> None:
         """Count one ``kind`` request from ``address``; refuse it if over the limit.
 
-        For ``guest``, ``account`` and ``room_code``: call it before creating the guest or
-        the account, or once a room code has turned out to name no room. For
+        For ``guest``: call it before creating the guest; for ``account``: :meth:`check`
+        before making the account and this once it is made (a name already taken costs
+        nothing); for ``room_code``: once a code has turned out to name no room. For
         ``login_failed``: call it after a login failed (wrong password or passkey); the
         failure that starts a lockout is refused too. Call :meth:`check` with
         ``login_failed`` before trying a login, so that a locked-out address is refused

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .accounts import AccountService
 from .challenges import ChallengeService
 from .daily import DailyService
 from .fairplay import FairPlay
@@ -64,6 +65,7 @@ class Node(Service):
             on_event=self._local_event,
         )
         self.presence = Presence(plumbing, self.race, self.feed)
+        self.accounts = AccountService(plumbing)
         self.leaderboards = Leaderboards(plumbing)
         self.limits = Limits(plumbing)
         """Abuse limits per client address (new guests, accounts, failed logins, room codes)."""

@@ -15,6 +15,7 @@ import logging
 from typing import Any
 
 from protocol.game import VARIANTS
+from protocol.wire.flow import CLOSE_POLICY
 from protocol.wire.message import (
     Analysis,
     Countdown,
@@ -92,7 +93,8 @@ class Presence(Service):
                 if "game" in places:
                     self.tasks.spawn(self.grace(player, places["game"]))
                 # What this visit wrote (a saved game's moves, say) is kept as long as the player.
-                await self.store.keep_player(player, int(self.config.guest_retention * 1000), list(VARIANTS))
+                guest, account = self.config.guest_retention, self.config.account_retention
+                await self.store.keep_player(player, int(guest * 1000), list(VARIANTS), int(account * 1000))
 
     def _store_changed(self, up: bool) -> None:
         if up and self.unsettled:
@@ -218,6 +220,10 @@ class Presence(Service):
             session.send(Analysis(game=notice["game"], player=session.player or "", **notice["analysis"]))
         elif kind == "message":  # a message made whole by the sender (challenges)
             session.send(from_dict(notice["message"]))
+        elif kind == "revoked":
+            if session.login in notice["sessions"]:
+                session.closing = True
+                self.tasks.spawn(session.close_after_flush(CLOSE_POLICY, "session revoked"))
         elif kind == "rematch":
             session.send(
                 RematchOffered(

@@ -139,6 +139,10 @@ class Session:
         self.on_resync = on_resync or (lambda: None)
         self.player: str | None = None
         self.name = ""
+        self.username: str | None = None
+        """The account's username; ``None`` for a guest (or before hello)."""
+        self.login: str | None = None
+        """The id of the session (login) the connection's token belongs to."""
         self.room: str | None = None
         self.queued: str | None = None
         self.queue_timer: asyncio.Task[None] | None = None

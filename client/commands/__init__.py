@@ -23,5 +23,6 @@ COMMAND_MODULES = (
     "client.commands.profile",
     "client.commands.ratings",
     "client.commands.forget_me",
+    "client.commands.account",
     "client.commands.bot",
 )

@@ -23,7 +23,7 @@ import { bindRatings, onRatingPage, refreshRatings, refusedRatings, tickRated } 
 import { askReplayAgain, bindReplay, onReplayPositions, refusedReplay } from "./replay.js";
 import { bindResults, onAnalysis, onRatingChange, onRematchOffered, onReplayLog } from "./results.js";
 import { setMode } from "./screens.js";
-import { onError, onForgotten, onOk, onWelcome } from "./session.js";
+import { onError, onForgotten, onOk, onSession, onWelcome } from "./session.js";
 import {
   bindSpectate, onGames, onGamesUpdate, onSpectate, onSpectateBatch, onSpectateEvent, onSpectators, onWatchEnded,
   tickWatchClock,
@@ -95,6 +95,7 @@ const HANDLERS = {
   stats_info: onStats,               // daily.js
   saved_games_list: onSaved,         // daily.js
   forgotten: onForgotten,            // session.js
+  session: onSession,                // session.js
   analysis: onAnalysis,              // results.js
   winnable_info: onWinnableInfo,     // race.js
   finish_info: onFinishInfo,         // race.js

@@ -30,6 +30,7 @@ export const ERRORS = {
   hints_forbidden: "Hints are not allowed in this race.",
   spectating_forbidden: "This game cannot be watched.",
   daily_already_played: "You have already played today's deal.",
+  account_required: "Ranked play needs an account (scorpion register, or register from the protocol); casual play is open to you.",
   banned: "You are banned from ranked play; unrated games are still open to you.",
   unavailable: "Not available right now.",
   outcome_unknown: "The server could not confirm that action in time.",

@@ -47,6 +47,13 @@ export function onWelcome(msg) {
   }
 }
 
+// `session`: an account's new session (after register or a password change): keep its token.
+export function onSession(msg) {
+  S.token = msg.token;
+  localStorage.setItem("scorpion.token", msg.token);
+  if (S.me) S.me.username = msg.username;
+}
+
 // `ok`: leaving a room, the queue or a watched race is done; back to the lobby.
 export function onOk(msg) {
   if (msg.to === "room_leave") { S.room = null; setMode("lobby"); }

@@ -78,6 +78,15 @@ class ErrorCode(StrEnum):
     """No challenge has this code (never made, or expired)."""
     DAILY_ALREADY_PLAYED = "daily_already_played"
     """The player has already started today's daily deal."""
+    ACCOUNT_REQUIRED = "account_required"
+    """Ranked play (the rated queue, a rated room, the daily's ranked attempt) needs an
+    account: a guest registers first, or plays the casual form."""
+    USERNAME_TAKEN = "username_taken"
+    """The username, or one that looks the same, belongs to another account."""
+    BAD_LOGIN = "bad_login"
+    """No account has this username, or the password is wrong."""
+    LOGIN_LOCKED = "login_locked"
+    """Too many wrong passwords for the account in a row: logins wait until the lockout ends."""
     BANNED = "banned"
     """The player is banned from ranked play (rated races, the daily's ranked attempt); the
     message says why. Unrated play is still open to them."""

@@ -8,9 +8,11 @@ a refused request never changes it.
 ================  ==========================================================  ===================
 state             client messages allowed (plus, everywhere after hello:      left by (server sends)
                   ping, games_list, replay, daily_info, leaderboard,
-                  around_me, stats, saved_games, forget_me, analyze)
+                  around_me, stats, saved_games, forget_me, analyze,
+                  register, logout, password_change, sessions,
+                  session_revoke)
 ================  ==========================================================  ===================
-CONNECTED         hello, ping                                                 welcome -> IDLE
+CONNECTED         hello, ping, login                                          welcome -> IDLE
 IDLE              room_create, room_join, queue_join, resume, watch,          room -> IN_ROOM,
                   daily_start, solo_new, solo_replay, solo_resume, rematch    queued -> QUEUED,
                                                                               race_started,
@@ -32,7 +34,8 @@ WATCHING          unwatch                                                     ok
 CLOSED            nothing                                                     (final)
 ================  ==========================================================  ===================
 
-``forgotten`` (the answer to forget_me) leads from any state to ``CLOSED``; ``error`` never
+``forgotten`` (the answer to forget_me) and ``ok`` to logout lead from any state to
+``CLOSED``; ``error`` never
 changes the state.
 The module also holds the message credits (rate limit) and the websocket close codes.
 """
@@ -120,12 +123,17 @@ ANYWHERE: Final = frozenset(
         "challenge_create",
         "challenge_board",
         "challenge_list",
+        "register",
+        "logout",
+        "password_change",
+        "sessions",
+        "session_revoke",
     }
 )
 """Client messages allowed in every state after hello."""
 
 ALLOWED: Final[Mapping[State, frozenset[str]]] = {
-    State.CONNECTED: frozenset({"hello", "ping"}),
+    State.CONNECTED: frozenset({"hello", "ping", "login"}),
     State.IDLE: ANYWHERE
     | {
         "room_create",
@@ -181,6 +189,7 @@ TRANSITIONS: Final[Mapping[tuple[State, str], State]] = {
     (State.WATCHING, "ok:unwatch"): State.IDLE,
     (State.WATCHING, "race_ended"): State.IDLE,
     **{(state, "ok:forget_me"): State.CLOSED for state in State},
+    **{(state, "ok:logout"): State.CLOSED for state in State},
     **{(state, "forgotten"): State.CLOSED for state in State},
 }
 """Next state after the server sends a message: keyed by state and :func:`transition_key`."""

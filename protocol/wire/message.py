@@ -17,7 +17,8 @@ and re-exports every name of the modules the contract is written in, which nothi
 imports: :mod:`~protocol.wire.fields` (limits and field types), :mod:`~protocol.wire.base`
 (the bases and the decode adapter), :mod:`~protocol.wire.records` (the moves and records
 messages carry), and the messages by feature, :mod:`~protocol.wire.race`,
-:mod:`~protocol.wire.spectate` and :mod:`~protocol.wire.player`.
+:mod:`~protocol.wire.spectate`, :mod:`~protocol.wire.player` and
+:mod:`~protocol.wire.account`.
 """
 
 from __future__ import annotations
@@ -204,6 +205,20 @@ from .player import (
     WinnableInfo,
 )
 
+# isort: split
+from .account import (
+    MAX_USERNAME,
+    Login,
+    Logout,
+    PasswordChange,
+    Register,
+    SessionEntry,
+    SessionGranted,
+    SessionRevoke,
+    Sessions,
+    SessionsList,
+)
+
 __all__ = [
     "CLIENT_TYPES",
     "EVENT_TYPES",
@@ -221,6 +236,7 @@ __all__ = [
     "MAX_REF",
     "MAX_REF_TEXT",
     "MAX_RETRY_AFTER_MS",
+    "MAX_USERNAME",
     "MAX_VERSION",
     "MESSAGES",
     "PATTERN_WORDS",
@@ -279,11 +295,14 @@ __all__ = [
     "Leaderboard",
     "LeaderboardEntry",
     "LeaderboardPage",
+    "Login",
+    "Logout",
     "MatchFound",
     "Message",
     "Name",
     "Ok",
     "Options",
+    "PasswordChange",
     "Ping",
     "Place",
     "PlainMoves",
@@ -316,6 +335,7 @@ __all__ = [
     "RecentGame",
     "Record",
     "RefValue",
+    "Register",
     "Rematch",
     "RematchOffered",
     "Replay",
@@ -340,6 +360,11 @@ __all__ = [
     "SavedGames",
     "SavedGamesList",
     "Score",
+    "SessionEntry",
+    "SessionGranted",
+    "SessionRevoke",
+    "Sessions",
+    "SessionsList",
     "Snapshot",
     "SoloNew",
     "SoloReplay",

@@ -68,6 +68,10 @@ class Welcome(Reply, tag="welcome", frozen=True, kw_only=True):
     protocol: Annotated[int, Meta(ge=1, le=1000)] = _kept(1)
     now: Epoch
     games: Annotated[tuple[Id, ...], Meta(max_length=16)] = _kept(())
+    username: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
+    """The account's username; absent for a guest."""
+    session: Id | None = None
+    """The id of the session the token belongs to (as ``sessions`` lists it)."""
     banned: Annotated[str, Meta(max_length=MAX_BAN_REASON)] | None = None
     """The reason the player is banned from ranked play; absent when they are not."""
 

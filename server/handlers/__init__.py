@@ -11,7 +11,7 @@ from __future__ import annotations
 from protocol.wire import message as m
 
 from ..node import Handler
-from . import challenges, daily, matchmaking, players, race, ratings, rooms, solo, solver, spectate
+from . import accounts, challenges, daily, matchmaking, players, race, ratings, rooms, solo, solver, spectate
 
 __all__ = ["HANDLERS"]
 
@@ -21,6 +21,13 @@ HANDLERS: dict[type[m.Message], Handler] = {
     m.Ping: players.on_ping,
     m.Stats: players.on_stats,
     m.ForgetMe: players.on_forget_me,
+    # accounts.py: accounts and their sessions
+    m.Login: accounts.on_login,
+    m.Register: accounts.on_register,
+    m.Logout: accounts.on_logout,
+    m.PasswordChange: accounts.on_password_change,
+    m.Sessions: accounts.on_sessions,
+    m.SessionRevoke: accounts.on_session_revoke,
     # rooms.py: racing a friend, and racing the same players again
     m.RoomCreate: rooms.on_room_create,
     m.RoomJoin: rooms.on_room_join,

@@ -7,6 +7,7 @@ import dataclasses
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
+from ..accounts import require_account
 from ..game.live import GameSpec, new_game_id
 from ..launch import start_single
 from ..node import Node
@@ -65,7 +66,21 @@ async def on_daily_start(node: Node, session: Session, message: m.DailyStart) ->
     day = GameSpec(
         variant=variant, options=DAILY_OPTIONS, mode="daily", number=deal.number, salt=deal.salt, daily=date
     )
+    if session.username is None and not message.practice:
+        require_account(
+            session,
+            "the daily's ranked attempt",
+            "play the day's deal unranked, with undo: daily_start with practice: true",
+        )
     if message.practice:
+        if session.username is None:
+            # A guest's unranked attempt: the day's ranked attempt is used by it, so that a
+            # guest who practised the deal and then registers cannot rank on it.
+            practice = new_game_id()
+            await node.store.claim_daily_attempt(date, variant, session.player, practice, daily.keep_ms)
+            spec = dataclasses.replace(day, mode="practice", options=PRACTICE_OPTIONS)
+            await start_single(node, session, spec, message.ref, practice)
+            return
         if not done:
             raise ProtocolError(
                 ErrorCode.NOT_ALLOWED, "practice opens once your ranked attempt of today is over"

@@ -7,6 +7,7 @@ import asyncio
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
+from ..accounts import require_account
 from ..game.live import now_ms
 from ..launch import start_match
 from ..matchmaking import REQUEUE_MEMORY_MS
@@ -21,6 +22,7 @@ async def on_queue_join(node: Node, session: Session, message: m.QueueJoin) -> N
     assert session.player is not None
     variant = message.variant
     if message.rated:
+        require_account(session, "the rated queue", "join the casual queue: queue_join with rated: false")
         await node.fairplay.check_ranked(session.player)
         rating = await node.ratings.rating_for_queue(session.player, variant)
         waiting, _ = await node.store.enqueue_rated(

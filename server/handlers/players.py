@@ -14,34 +14,34 @@ from ..rooms import leave_room, publish_room
 from ..session import Session
 from ..store.keys import FORGOTTEN_NAME
 
-__all__ = ["on_forget_me", "on_hello", "on_ping", "on_stats"]
+__all__ = ["device_of", "on_forget_me", "on_hello", "on_ping", "on_stats"]
 
 
 async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
-    """Name the connection's player: a new one, or the one a token stands for.
+    """Name the connection's player: a new guest, or the one a session token stands for.
 
-    New players are limited per client address (``guest``: ``rate_limited`` past it).
+    New guests are limited per client address (``guest``: ``rate_limited`` past it).
 
-    A player is kept ``guest_retention`` after their last hello: a new one's keys get that
-    expiry, a returning one's are renewed here, once a connection (hello is its first
-    message only), and again when their last connection closes (``Presence.leave``).
+    A token presented is replaced by a new one when its rotation is due (the welcome carries
+    it). A player is kept ``guest_retention`` (an account ``account_retention``) after their
+    last hello: a new one's keys get that expiry, a returning one's are renewed here, once
+    a connection (hello is its first message only), and again when their last connection
+    closes (``Presence.leave``).
     """
-    retention = int(node.config.guest_retention * 1000)
+    accounts = node.accounts
     if message.token:
-        found = await node.store.player_by_token(message.token)
-        if found is None:
-            raise ProtocolError(
-                ErrorCode.BAD_TOKEN, "that token is unknown: say hello without it to start anew"
-            )
-        player, name = found
-        token = message.token
-        if name != message.name:
+        record, token, known = await accounts.resume(message.token)
+        player, sid, username = record["player"], record["sid"], known.get("username")
+        if known["name"] != message.name:
             await node.store.rename_player(player, message.name)
-        await node.store.keep_player(player, retention, list(VARIANTS))
+        account_ttl = accounts.retention_ms(True)
+        await node.store.keep_player(player, accounts.retention_ms(False), list(VARIANTS), account_ttl)
     else:
         await node.limits.take(session.address, "guest")
-        player, token = await node.store.create_player(message.name, now_ms(), retention)
-    session.player, session.name = player, message.name
+        player = await node.store.create_player(message.name, now_ms(), accounts.retention_ms(False))
+        token, sid = await accounts.open(player, device_of(session, message.client), account=False)
+        username = None
+    session.player, session.name, session.username, session.login = player, message.name, username, sid
     await node.presence.arrive(session, player)
     places = await node.store.player_places(player)
     games: tuple[str, ...] = ()
@@ -51,17 +51,27 @@ async def on_hello(node: Node, session: Session, message: m.Hello) -> None:
             games = (game.game_id,)
     ban = await node.store.banned(player)
     banned = str(ban.get("reason") or "no reason given")[: m.MAX_BAN_REASON] if ban is not None else None
-    session.send(
-        m.Welcome(
-            player=player,
-            token=token,
-            name=message.name,
-            now=now_ms(),
-            games=games,
-            banned=banned,
-            ref=message.ref,
-        )
+    welcome = m.Welcome(
+        player=player,
+        token=token,
+        name=message.name,
+        now=now_ms(),
+        games=games,
+        username=username,
+        session=sid,
+        banned=banned,
+        ref=message.ref,
     )
+    session.send(welcome)
+
+
+def device_of(session: Session, client: str | None) -> str:
+    """Return what a session's device is called: the client's own word, else its User-Agent."""
+    if client:
+        return client[:64]
+    request = getattr(session.ws, "request", None)
+    agent = request.headers.get("User-Agent", "") if request is not None else ""
+    return str(agent)[:64] or "unknown"
 
 
 async def on_ping(node: Node, session: Session, message: m.Ping) -> None:
@@ -108,7 +118,8 @@ async def on_forget_me(node: Node, session: Session, message: m.ForgetMe) -> Non
         await _resign(node, game, player)  # rivals see them resign; the race goes on or ends
     days = [(game.daily, game.variant) for game in racing if game.daily]
     daily_attempts = await node.store.forget_daily_attempts(player, days)
-    removed = await node.store.forget_player(player, list(VARIANTS))
+    hold = int(node.config.username_hold * 1000)
+    removed = await node.store.forget_player(player, list(VARIANTS), hold)
     removed["ratings"] = await node.store.forget_ratings(player, list(VARIANTS))
     removed["daily_attempts"] = daily_attempts
     session.send(m.Forgotten(removed=removed, ref=message.ref))

@@ -8,6 +8,7 @@ import json
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
+from ..accounts import require_account
 from ..game.live import GameSpec, new_game_id, now_ms
 from ..launch import launch, rated_rules
 from ..node import Node
@@ -35,6 +36,7 @@ async def on_room_create(node: Node, session: Session, message: m.RoomCreate) ->
     """
     assert session.player is not None
     if message.options.rated:
+        require_account(session, "a rated room", "open an unrated room: options with rated: false")
         await node.fairplay.check_ranked(session.player)
     settings = {
         "variant": message.variant,
@@ -48,7 +50,8 @@ async def on_room_create(node: Node, session: Session, message: m.RoomCreate) ->
 
 
 async def on_room_join(node: Node, session: Session, message: m.RoomJoin) -> None:
-    """Put the player in a room by its code (a rated room: unless the player is banned).
+    """Put the player in a room by its code (a rated room's only if they are an account
+    and not banned).
 
     Codes that name no room are limited per client address (``room_code``): past the
     limit every code is refused with ``rate_limited`` for a while, good or not, so that
@@ -56,9 +59,11 @@ async def on_room_join(node: Node, session: Session, message: m.RoomJoin) -> Non
     """
     assert session.player is not None
     await node.limits.check(session.address, "room_code")
-    if await node.store.banned(session.player) is not None:
+    banned = await node.store.banned(session.player) is not None
+    if session.username is None or banned:
         room = await node.store.room(message.room)
-        if room is not None and json.loads(room["options"]).get("rated"):
+        if room is not None and json.loads(room.get("options") or "{}").get("rated"):
+            require_account(session, "a rated room", "join or open an unrated room")
             await node.fairplay.check_ranked(session.player)
     try:
         await node.store.join_room(message.room, session.player, int(node.config.room_ttl * 1000))

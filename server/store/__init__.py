@@ -9,8 +9,16 @@ key                             type    what it holds
 ==============================  ======  ==============================================
 ``player:ID``                   hash    name, created, current room and game; a field
                                         ``in:CODE`` for each room the player hosts or
-                                        sits in (whichever connection entered it)
-``token:SHA256``                string  player id of a secret token (only hashes stored)
+                                        sits in (whichever connection entered it); an
+                                        account's username, skeleton, password (argon2id)
+``token:SHA256``                hash    a session token (only its hash is the key): player,
+                                        session id ``sid``, when it was handed out ``born``
+``sessions:PLAYER``             hash    session id -> JSON: its token's key, created,
+                                        last seen, device
+``username:SHA256``             string  player id of the account whose username has this
+                                        look-alike skeleton (its hash); ``-`` while a
+                                        forgotten account's username is held back
+``login:PLAYER``                hash    wrong passwords in a row, lockout's end (ms)
 ``room:{CODE}``                 hash    host, variant, options, state, game, version
 ``room:{CODE}:members``         list    player ids in join order
 ``room:{CODE}:ready``           set     player ids that are ready
@@ -85,6 +93,7 @@ two nodes (or two tabs) sending the same move apply it exactly once.
 
 from __future__ import annotations
 
+from .accounts import AccountStore
 from .challenges import ChallengeStore
 from .connection import NotSent, Subscriber
 from .daily import DailyStore
@@ -146,6 +155,14 @@ __all__ = [
 
 
 class Store(
-    PlayerStore, RoomStore, RaceStore, DailyStore, RatingStore, LimitStore, FairPlayStore, ChallengeStore
+    PlayerStore,
+    AccountStore,
+    RoomStore,
+    RaceStore,
+    DailyStore,
+    RatingStore,
+    LimitStore,
+    FairPlayStore,
+    ChallengeStore,
 ):
-    """Game-level operations over one Redis connection pool, in eight parts by aggregate."""
+    """Game-level operations over one Redis connection pool, in nine parts by aggregate."""

@@ -29,7 +29,9 @@ __all__ = [
     "player_of_channel",
     "rematch_key",
     "room_key",
+    "sessions_key",
     "token_key",
+    "username_key",
 ]
 
 FORGOTTEN_NAME = "forgotten player"
@@ -101,7 +103,18 @@ def player_channel(player_id: str) -> str:
 
 
 def token_key(token: str) -> str:
+    """Return the key of a session token: its SHA-256, never the token itself (decision 17)."""
     return "token:" + hashlib.sha256(token.encode()).hexdigest()
+
+
+def sessions_key(player_id: str) -> str:
+    """Return the key listing a player's sessions."""
+    return f"sessions:{player_id}"
+
+
+def username_key(skeleton: str) -> str:
+    """Return the key reserving a username's look-alike class (by its skeleton's SHA-256)."""
+    return "username:" + hashlib.sha256(skeleton.encode()).hexdigest()
 
 
 # ARGV: seen version, based-on version, op, move, event, origin, summary, status[, finished]

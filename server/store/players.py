@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import StoreBase
-from .keys import FORGOTTEN_NAME, NODES_KEY, game_key, player_channel, token_key
+from .keys import FORGOTTEN_NAME, NODES_KEY, game_key, player_channel, sessions_key, username_key
 from .ratings import rating_key
 from .replies import as_text_or_none, text_list, text_map, text_or_none_list, text_set
 
@@ -20,34 +20,35 @@ class PlayerStore(StoreBase):
 
     # -- players ------------------------------------------------------------------------
 
-    async def create_player(self, name: str, now_ms: int, ttl_ms: int) -> tuple[str, str]:
-        """Create an anonymous player kept ``ttl_ms`` unless they come back; return its id
-        and secret token."""
+    async def create_player(self, name: str, now_ms: int, ttl_ms: int) -> str:
+        """Create a guest kept ``ttl_ms`` unless they come back; return its id (its session
+        is opened apart: :meth:`AccountStore.open_session`)."""
         player_id = "p" + secrets.token_hex(8)
-        token = secrets.token_urlsafe(24)
-        # Two keys of two cluster slots: no transaction, but the player is written first,
-        # so a token that works always finds its player.
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(
-                f"player:{player_id}", mapping={"name": name, "created": now_ms, "token": token_key(token)}
-            )
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(f"player:{player_id}", mapping={"name": name, "created": now_ms})
             pipe.pexpire(f"player:{player_id}", ttl_ms)
-            pipe.set(token_key(token), player_id, px=ttl_ms)
             await pipe.execute()
-        return player_id, token
+        return player_id
 
-    async def keep_player(self, player_id: str, ttl_ms: int, variants: Sequence[str]) -> None:
-        """Keep everything of a player for ``ttl_ms`` more: their identity and token,
-        statistics, saved games (their games' keys too), results, leaderboard index and
-        ratings (a key they do not have is skipped)."""
+    async def keep_player(
+        self, player_id: str, ttl_ms: int, variants: Sequence[str], account_ttl_ms: int | None = None
+    ) -> None:
+        """Keep everything of a player for ``ttl_ms`` more (``account_ttl_ms`` for an account):
+        their identity, a guest's session tokens, an account's username, statistics, saved
+        games (their games' keys too), results, leaderboard index and ratings (a key they do
+        not have is skipped)."""
         player = f"player:{player_id}"
         async with self.redis.pipeline(transaction=False) as pipe:  # keys of many slots
-            pipe.hget(player, "token")
+            pipe.hget(player, "skeleton")
             pipe.zrange(f"saved:{player_id}", 0, -1)
-            token, saved = await pipe.execute()
+            pipe.hvals(sessions_key(player_id))
+            shape, saved, sessions = await pipe.execute()
         keys = [player, *self._player_keys(player_id, variants)]
-        if token:
-            keys.append(str(token))
+        if shape:
+            ttl_ms = account_ttl_ms or ttl_ms
+            keys.append(username_key(str(as_text_or_none(shape))))
+        else:  # a guest's session lasts as long as the guest
+            keys += [json.loads(raw)["token"] for raw in sessions]
         for game_id in text_list(saved):
             keys += [game_key(game_id, part) for part in ("meta", "log", f"p:{player_id}", f"m:{player_id}")]
         await self._pexpire_each(keys, ttl_ms)
@@ -58,17 +59,21 @@ class PlayerStore(StoreBase):
         keys = [f"stats:{player_id}:{variant}" for variant in variants]
         keys += [f"saved:{player_id}", f"results:{player_id}", f"boards:{player_id}"]
         keys += [rating_key(player_id, part) for part in ("", "games", "delta")]
+        keys.append(sessions_key(player_id))
         return keys
 
-    async def player_by_token(self, token: str) -> tuple[str, str] | None:
-        """Return the id and name of the player holding ``token``, or ``None``."""
-        player_id = as_text_or_none(await self.redis.get(token_key(token)))
-        if player_id is None:
-            return None
-        name = as_text_or_none(await self.redis.hget(f"player:{player_id}", "name"))
-        if name is None:
-            return None
-        return player_id, name
+    async def _expire_with_player(self, player_id: str, keys: Sequence[str]) -> None:
+        """Give keys just written for a player the expiry their ``player:ID`` has (none if it
+        has none), so that they go with it."""
+        ttl_ms = int(await self.redis.pttl(f"player:{player_id}"))
+        if ttl_ms > 0:
+            await self._pexpire_each(keys, ttl_ms)
+
+    async def _pexpire_each(self, keys: Sequence[str], ttl_ms: int) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:  # keys of many slots
+            for key in keys:
+                pipe.pexpire(key, ttl_ms)
+            await pipe.execute()
 
     async def rename_player(self, player_id: str, name: str) -> None:
         """Change a player's display name."""
@@ -219,8 +224,13 @@ class PlayerStore(StoreBase):
         for game_id in game_ids:
             await self._scrub_name(game_id, player_id)
 
-    async def forget_player(self, player_id: str, variants: Sequence[str]) -> dict[str, int | bool]:
-        """Delete a player's identity, saved games, statistics and leaderboard entries.
+    async def forget_player(
+        self, player_id: str, variants: Sequence[str], hold_ms: int = 0
+    ) -> dict[str, int | bool]:
+        """Delete a player's identity, sessions, saved games, statistics and leaderboard entries.
+
+        An account's username stays reserved ``hold_ms`` (under its skeleton's hash, naming
+        no player), so that nobody takes it over at once.
 
         Finished games others played with them stay replayable under the name
         "forgotten player"; aggregate counters without personal data remain.
@@ -252,13 +262,19 @@ class PlayerStore(StoreBase):
             renamed += await self._scrub_name(game_id, player_id)
         removed["names_in_finished_games"] = renamed
         keys = [f"player:{player_id}", f"saved:{player_id}", f"boards:{player_id}", f"results:{player_id}"]
-        keys.append(f"online:{player_id}")
+        keys += [f"online:{player_id}", f"login:{player_id}"]
+        async with self.redis.pipeline(transaction=False) as pipe:  # the session tokens' keys
+            pipe.hvals(sessions_key(player_id))
+            (sessions,) = await pipe.execute()
+        keys += [json.loads(raw)["token"] for raw in sessions]
+        keys.append(sessions_key(player_id))
+        removed["sessions"] = len(sessions)
         # Their analysed ranked games go too (a ban, keyed by the same id, is kept).
         keys += [f"fp:{{{player_id}}}:{part}" for part in ("games", "races", "refunds")]
         await self.redis.zrem("fp:review", player_id)
-        if record.get("token"):
-            keys.append(record["token"])
         await self._delete_each(keys)
+        if record.get("skeleton") and hold_ms > 0:
+            await self.redis.set(username_key(record["skeleton"]), "-", px=hold_ms, xx=True)
         return removed
 
     async def _delete_each(self, keys: Sequence[str]) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import pytest
 from client.api import ScorpionClient
 from tests.server.conftest import (  # noqa: F401
     DAILY_SECRET,
+    PASSWORD,
     Node,
     NodeFactory,
     local_node,
@@ -39,18 +42,33 @@ async def make_client() -> AsyncIterator[ClientFactory]:
     clients: list[ScorpionClient] = []
 
     async def make(
-        nodes: Node | list[Node], name: str = "Tester", *, connect: bool = True, **options: Any
+        nodes: Node | list[Node],
+        name: str = "Tester",
+        *,
+        connect: bool = True,
+        account: bool = False,
+        **options: Any,
     ) -> ScorpionClient:
+        """Return a client (connected unless ``connect`` is false; with ``account``, its guest
+        registers at once, as ranked play needs)."""
         urls = [n.url for n in nodes] if isinstance(nodes, list) else nodes.url
         client = ScorpionClient(urls, name, **options)
         clients.append(client)
         if connect:
             await client.connect()
+            if account:
+                await client.register("u" + secrets.token_hex(6), PASSWORD)
         return client
 
     yield make
     for client in clients:
         await client.close()
+
+
+def accounts_only(make_client: ClientFactory) -> ClientFactory:
+    """Return ``make_client`` making accounts: what a test file about ranked play overrides
+    its ``make_client`` fixture with."""
+    return functools.partial(make_client, account=True)  # type: ignore[return-value]
 
 
 async def start_race(

@@ -125,7 +125,7 @@ async def test_still_winnable_in_solo_games_only(local_node: Any, make_client: C
     with pytest.raises(ServerError) as refused:
         await ann.winnable()
     assert refused.value.code == "not_allowed"
-    carl: ScorpionClient = await make_client(node, "Carl", auto_resume=False)
+    carl: ScorpionClient = await make_client(node, "Carl", auto_resume=False, account=True)
     daily = await carl.daily_start()
     with pytest.raises(ServerError) as daily_refused:
         await carl.winnable()

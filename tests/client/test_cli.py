@@ -14,7 +14,7 @@ from client.cli import main
 from client.commands.watch import is_room_code
 from client.identity import Identity, TokenStore
 
-from .conftest import NodeFactory
+from .conftest import PASSWORD, NodeFactory
 
 SOLO_DEAL = 1234567890123
 
@@ -150,6 +150,7 @@ async def test_leaderboard_stats_daily_replay_and_forget_me_print_the_servers_an
     url = node.url
     ann = ScorpionClient(url, "Ann", store=TokenStore())
     await ann.connect()
+    await ann.register("ann", PASSWORD)
     daily = await ann.daily_start()
     await ann.resign()
     await ann.race_ended(daily.game, timeout=10)
@@ -227,6 +228,7 @@ async def test_leaderboard_stats_daily_replay_and_forget_me_print_the_servers_an
         "  statistics               2",
         "  leaderboard entries      1",
         "  names in finished games  2",
+        "  sessions                 1",
         "  ratings                  0",
         "  daily attempts           1",
         "the stored token is deleted: the next session starts a new identity",

@@ -69,7 +69,7 @@ async def test_every_request_method_gets_its_documented_answer(
     node = start_node(test_deals=DEAL)
     ann = await make_client(node, "Ann")
     bob = await make_client(node, "Bob", fmt=JSON)
-    carl = await make_client(node, "Carl")
+    carl = await make_client(node, "Carl", account=True)
     assert isinstance(await ann.ping(), Pong)
     queued = await carl.queue_join("wasp")
     assert isinstance(queued, Queued) and queued.variant == "wasp"

@@ -18,7 +18,7 @@ from client.tui.render import render_standings
 from protocol.game import Board, move_from_json, player_view
 from protocol.solver import Budget, solve_deal
 from protocol.wire.message import MatchFound, RaceStarted, RatingChange
-from tests.client.conftest import ClientFactory, NodeFactory, racing, start_race
+from tests.client.conftest import ClientFactory, NodeFactory, accounts_only, racing, start_race
 from tests.client.test_cli import run_cli
 from tests.client.test_tui import until
 
@@ -35,6 +35,12 @@ async def play_to_the_first_run(client: ScorpionClient) -> None:
         if board.runs:
             return
     raise AssertionError("the line finished no run")
+
+
+@pytest.fixture
+def make_client(make_client: ClientFactory) -> ClientFactory:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(make_client)
 
 
 async def rated_quick_match(

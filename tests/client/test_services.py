@@ -113,8 +113,8 @@ async def test_the_daily_attempt_practice_reveal_leaderboards_and_statistics(
 ) -> None:
     node = await local_node()
     day = today(node)
-    ann = await make_client(node, "Ann")
-    bob = await make_client(node, "Bob")
+    ann = await make_client(node, "Ann", account=True)
+    bob = await make_client(node, "Bob", account=True)
     info = await ann.daily_info()
     assert (info.date, info.variant, info.played, info.finished) == (day, "scorpion", False, False)
     assert info.previous is None and len(info.commitment) == 64
@@ -179,7 +179,7 @@ async def test_forget_me_returns_what_was_removed_and_the_session_ends(
     local_node: Any, make_client: ClientFactory
 ) -> None:
     node = await local_node()
-    ann = await make_client(node, "Ann", store=TokenStore())
+    ann = await make_client(node, "Ann", store=TokenStore(), account=True)
     started = await ann.daily_start()
     await ann.resign()
     await ann.race_ended(started.game, timeout=10)
@@ -194,6 +194,7 @@ async def test_forget_me_returns_what_was_removed_and_the_session_ends(
         "statistics": 1,
         "leaderboard_entries": 1,
         "names_in_finished_games": 1,
+        "sessions": 1,
         "ratings": 0,
         "daily_attempts": 1,
     }

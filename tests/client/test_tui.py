@@ -207,7 +207,7 @@ async def test_a_quick_match_nobody_joins_says_so_and_offers_no_game_keys(
     local_node: Any, make_client: ClientFactory
 ) -> None:
     node = await local_node(queue_timeout=0.5)
-    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False)
+    ann: ScorpionClient = await make_client(node, "Ann", auto_resume=False, account=True)
     await ann.queue_join("wasp")
     app = ScorpionApp(ann)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -22,6 +24,8 @@ from server.runtime.lifeline import die_with_parent
 from tests.conftest import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "correct horse battery"
+"""The password test accounts register with."""
 
 
 class Node:
@@ -42,7 +46,12 @@ class Node:
 NodeFactory = Callable[..., Node]
 
 
-GENEROUS_LIMITS = {"guests_per_minute": 100_000, "room_codes_per_minute": 100_000}
+GENEROUS_LIMITS = {
+    "guests_per_minute": 100_000,
+    "room_codes_per_minute": 100_000,
+    "accounts_per_day": 100_000,
+    "login_failures": 100_000,
+}
 """Abuse limits for tests that are not about them: every test client comes from 127.0.0.1.
 A test of the limits sets the ones it needs (the server's defaults are far lower)."""
 
@@ -121,6 +130,7 @@ class Client:
         self.welcome: dict[str, Any] = {}
         self.player = ""
         self.token = ""
+        self.username = ""
         self.node: Node | None = None
 
     async def _read(self) -> None:
@@ -204,9 +214,24 @@ class Client:
             if data.get("ref") == ref:
                 return data
 
+    async def register(self, username: str | None = None, password: str = PASSWORD) -> dict[str, Any]:
+        """Turn this client's guest into an account (a fresh username unless one is given);
+        keep the new session token. Return the ``session`` answer."""
+        self.username = username or "u" + secrets.token_hex(6)
+        granted = await self.request({"type": "register", "username": self.username, "password": password})
+        assert granted["type"] == "session", granted
+        self.token = granted["token"]
+        return granted
+
     async def close(self) -> None:
         await self.ws.close()
         self.reader.cancel()
+
+
+def accounts_only(open_client: Callable[..., Any]) -> Callable[..., Any]:
+    """Return ``open_client`` opening accounts (registered at once) rather than guests: what
+    a test file about ranked play overrides its ``open_client`` fixture with."""
+    return functools.partial(open_client, account=True)
 
 
 @pytest.fixture
@@ -220,7 +245,10 @@ async def open_client() -> AsyncIterator[Callable[..., Any]]:
         fmt: str = MSGPACK,
         token: str | None = None,
         headers: dict[str, str] | None = None,
+        account: bool = False,
     ) -> Client:
+        """Open a client and say hello (as a guest, or with ``token``); with ``account`` the
+        guest registers at once (what ranked play needs)."""
         ws = await connect(node.url, subprotocols=[fmt], max_size=1 << 22, additional_headers=headers)  # type: ignore[list-item]
         client = Client(ws, fmt)
         clients.append(client)
@@ -233,6 +261,8 @@ async def open_client() -> AsyncIterator[Callable[..., Any]]:
         client.player = welcome["player"]
         client.token = welcome["token"]
         client.node = node
+        if account and not token:
+            await client.register()
         return client
 
     yield open_
@@ -241,7 +271,7 @@ async def open_client() -> AsyncIterator[Callable[..., Any]]:
             await client.close()
 
 
-__all__ = ["JSON", "MSGPACK", "Client", "Node", "NodeFactory"]
+__all__ = ["JSON", "MSGPACK", "PASSWORD", "Client", "Node", "NodeFactory"]
 
 
 class FakeClock:

@@ -96,7 +96,7 @@ async def test_races_and_the_daily_get_no_solver_help_while_running(
     local_node: Any, open_client: Any
 ) -> None:
     node = await local_node()
-    ann: Client = await open_client(node, "Ann")
+    ann: Client = await open_client(node, "Ann", account=True)
     start = await ann.request({"type": "daily_start"})
     refused = await ann.request({"type": "winnable", "game": start["game"], "v": start["v"]})
     assert refused["code"] == "not_allowed"

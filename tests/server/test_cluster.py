@@ -9,11 +9,13 @@ keys span several slots and any transaction over several slots.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
 from server.store import scripts
 from tests.conftest import ClusterServer
+from tests.server.conftest import accounts_only
 
 # The tests below are the suite's own, collected again in this module so that they run
 # against the cluster: this module's ``redis_url`` fixture replaces the plain server's.
@@ -57,6 +59,13 @@ from tests.server.test_store import (  # noqa: F401
     test_rooms_fill_up_and_refuse_unknown_codes,
     test_the_queue_pairs_the_two_longest_waiting,
 )
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this module is an account: the ranked tests it borrows need one (the
+    others play the same with an account)."""
+    return accounts_only(open_client)
 
 
 @pytest.fixture

@@ -9,9 +9,11 @@ live list, the leaderboards) goes through the cluster client's routing.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from tests.server.conftest import accounts_only
 from tests.server.test_daily import (  # noqa: F401
     test_forget_me_removes_saved_games_statistics_leaderboard_entries_and_identity,
     test_leaderboard_ranks_by_score_then_ending_then_time_or_stay_then_earlier_finish,
@@ -39,6 +41,13 @@ from tests.server.test_spectate import (  # noqa: F401
     test_the_live_list_pushes_games_as_they_start_and_end,
 )
 from tests.valkey_cluster import ValkeyCluster
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this module is an account: the ranked tests it borrows need one (the
+    others play the same with an account)."""
+    return accounts_only(open_client)
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,15 @@ from protocol.solver import Budget, Verdict, solve_deal
 from server.daily import choose_number, leaderboard_key
 from server.store import Store
 
-from .conftest import DAILY_SECRET, Client
+from .conftest import DAILY_SECRET, Client, accounts_only
 
 pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
 
 
 def today(node: Any) -> str:

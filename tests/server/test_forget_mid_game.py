@@ -9,12 +9,18 @@ import pytest
 
 from server.store import Store
 from server.store.keys import FORGOTTEN_NAME
-from tests.server.conftest import Client, NodeFactory
+from tests.server.conftest import Client, NodeFactory, accounts_only
 from tests.server.test_race import play_line, winnable_deal
 
 from .test_daily import eventually
 
 pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
 
 
 async def traces(redis_url: str, player: str) -> list[str]:

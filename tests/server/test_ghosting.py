@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
+import pytest
+
 from protocol.game import DEAL as DEAL_MOVE
 from protocol.game import Board, ReserveRule, card_text, move_json, move_text, summary_data, view_data
 from protocol.wire.codec import JSON, decode_dict
@@ -27,8 +29,15 @@ from server.game.fairness import (
 from server.game.live import LiveGame, game_event, project, race_started_event
 from server.game.race import RaceService
 
-from .conftest import Client, NodeFactory, start_race
+from .conftest import Client, NodeFactory, accounts_only, start_race
 from .test_race import card_texts
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
+
 
 DEAL = 31415926535
 START = 1_000_000

@@ -15,7 +15,14 @@ from server.runtime.metrics import Metrics
 from server.runtime.service import Plumbing
 from server.runtime.tasks import Tasks
 from server.store import RatingRecord, Store, Waiting
-from tests.server.conftest import Client, NodeFactory
+from tests.server.conftest import Client, NodeFactory, accounts_only
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
+
 
 WINDOW = Window(base=50, widening=25, max_wait=30)
 

@@ -27,7 +27,7 @@ from protocol.wire.flow import STRIKES_BEFORE_CLOSE
 from protocol.wire.message import MESSAGES, SERVER_TYPES
 from server.fairplay import ban
 
-from .conftest import Client, start_race
+from .conftest import PASSWORD, Client, start_race
 
 pytestmark = pytest.mark.asyncio
 
@@ -97,10 +97,11 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
 ) -> None:
     # The race and the quick match deal DEAL; Fay's solo game WINNABLE, for auto-finish.
     node = await local_node(test_deals=f"{DEAL},{DEAL},{WINNABLE}", spectator_tick=0.2, queue_timeout=1.0)
-    ann: Client = await open_client(node, "Ann")
-    bob: Client = await open_client(node, "Bob", fmt=JSON)
+    ann: Client = await open_client(node, "Ann", account=True)
+    bob: Client = await open_client(node, "Bob", fmt=JSON, account=True)
     eve: Client = await open_client(node, "Eve")
-    carl: Client = await open_client(node, "Carl")
+    carl: Client = await open_client(node, "Carl", account=True)
+    assert (await ann.request({"type": "sessions"}))["type"] == "sessions_list"
     await carl.request({"type": "games_list", "subscribe": True})
     await ann.request({"type": "ping"})
     room, start, bob_start = await start_race(ann, bob, {"rated": True})  # no undo, no hints
@@ -143,11 +144,11 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     ] == "challenge_board_info"
     assert (await ann.request({"type": "challenge_list"}))["type"] == "challenge_list_info"
     # Quick match, and a player left waiting alone.
-    dave: Client = await open_client(node, "Dave")
+    dave: Client = await open_client(node, "Dave", account=True)
     assert (await carl.request({"type": "queue_join", "variant": "wasp"}))["type"] == "queued"
     await dave.request({"type": "queue_join", "variant": "wasp"})
     await carl.expect("match_found")
-    fay: Client = await open_client(node, "Fay")
+    fay: Client = await open_client(node, "Fay", account=True)
     await fay.request({"type": "queue_join", "variant": "three-blind-mice"})
     await fay.expect("queue_timeout", timeout=10)
     # Solo play, its snapshot on another device, the solver's help, and its analysis.
@@ -213,6 +214,18 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     ann: Client = await open_client(node, "Ann")
     bob: Client = await open_client(node, "Bob")
     await ask(ann, {"type": "no_such_message"}, "unknown_type")
+    # Accounts: ranked play, usernames, passwords.
+    await ask(ann, {"type": "queue_join", "variant": "scorpion"}, "account_required")
+    await ann.register("ann")
+    await ask(bob, {"type": "register", "username": "ANN", "password": PASSWORD}, "username_taken")
+    for _attempt in range(5):
+        async with connect(node.url, subprotocols=[MSGPACK]) as raw:  # type: ignore[list-item]
+            login = {"type": "login", "username": "ann", "password": "not the password", "ref": 7}
+            await raw.send(msgpack.packb(login))
+            answer = decode_dict(await raw.recv(), MSGPACK)
+            assert answer["ref"] == 7
+            got[answer["code"]] = answer
+    assert {"bad_login", "login_locked"} <= set(got)
     await ask(ann, {"type": "ping", "extra": 1}, "bad_field")
     await ask(ann, {"type": "hello", "name": "Ann"}, "not_allowed")
     await ask(ann, {"type": "solo_started"}, "unavailable")  # a reserved name
@@ -256,12 +269,12 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     await ann.request({"type": "resign", "game": game, "v": accepted["v"]})
     await ask(ann, {"type": "move", "game": game, "v": accepted["v"], "move": {"deal": True}}, "game_over")
     # A queued player whose place a match just took, as the document describes.
-    quick: Client = await open_client(node, "Ivy")
+    quick: Client = await open_client(node, "Ivy", account=True)
     await quick.request({"type": "queue_join", "variant": "wasp"})
     assert await store.leave_queues("wasp", quick.player, 0, 0)
     await ask(quick, {"type": "queue_cancel"}, "not_in_queue")
     # The daily: one ranked attempt.
-    daily: Client = await open_client(node, "Jo")
+    daily: Client = await open_client(node, "Jo", account=True)
     first = await daily.request({"type": "daily_start"})
     await daily.request({"type": "resign", "game": first["game"], "v": first["v"]})
     await daily.expect("race_ended")

@@ -425,8 +425,8 @@ async def test_a_quick_match_may_be_raced_again_by_its_two_players(
     start_node: NodeFactory, open_client: Any
 ) -> None:
     node = start_node()
-    ann: Client = await open_client(node, "Ann")
-    bob: Client = await open_client(node, "Bob")
+    ann: Client = await open_client(node, "Ann", account=True)
+    bob: Client = await open_client(node, "Bob", account=True)
     for racer in (ann, bob):
         assert (await racer.request({"type": "queue_join", "variant": "wasp"}))["type"] == "queued"
     start = await ann.expect("race_started")

@@ -8,8 +8,14 @@ from typing import Any
 import pytest
 
 from protocol.wire.codec import JSON
-from tests.server.conftest import Client, NodeFactory
+from tests.server.conftest import Client, NodeFactory, accounts_only
 from tests.server.test_race import play_line, winnable_deal
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
 
 
 async def rated_race(

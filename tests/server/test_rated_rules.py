@@ -9,13 +9,21 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
+
 from protocol.game import Board, Move, move_json
 from protocol.wire.message import Options
 from server.daily import choose_number
 from server.launch import rated_rules
 
-from .conftest import DAILY_SECRET, Client, NodeFactory
+from .conftest import DAILY_SECRET, Client, NodeFactory, accounts_only
 from .test_race import DEAL
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
 
 
 def line_turning_a_card(variant: str, number: int, depth: int = 4) -> list[Move]:

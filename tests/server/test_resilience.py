@@ -172,8 +172,8 @@ async def test_quick_match_pairs_two_waiting_players_into_a_race(
     start_node: NodeFactory, open_client: Any
 ) -> None:
     node = start_node()
-    ann: Client = await open_client(node, "Ann")
-    bob: Client = await open_client(node, "Bob")
+    ann: Client = await open_client(node, "Ann", account=True)
+    bob: Client = await open_client(node, "Bob", account=True)
     assert (await ann.request({"type": "queue_join", "variant": "wasp"}))["type"] == "queued"
     assert (await bob.request({"type": "queue_join", "variant": "wasp"}))["type"] == "queued"
     found = await ann.expect("match_found")
@@ -187,7 +187,7 @@ async def test_a_lone_queued_player_is_told_when_the_wait_times_out(
     start_node: NodeFactory, open_client: Any
 ) -> None:
     node = start_node(queue_timeout=1)
-    ann: Client = await open_client(node, "Ann")
+    ann: Client = await open_client(node, "Ann", account=True)
     await ann.request({"type": "queue_join", "variant": "scorpion"})
     timeout = await ann.expect("queue_timeout", timeout=5)
     assert timeout["variant"] == "scorpion"
@@ -197,10 +197,10 @@ async def test_a_lone_queued_player_is_told_when_the_wait_times_out(
 
 async def test_cancelling_leaves_the_queue(start_node: NodeFactory, open_client: Any) -> None:
     node = start_node()
-    ann: Client = await open_client(node, "Ann")
+    ann: Client = await open_client(node, "Ann", account=True)
     await ann.request({"type": "queue_join", "variant": "scorpion"})
     assert (await ann.request({"type": "queue_cancel"}))["type"] == "ok"
-    bob: Client = await open_client(node, "Bob")
+    bob: Client = await open_client(node, "Bob", account=True)
     await bob.request({"type": "queue_join", "variant": "scorpion"})
     with pytest.raises(AssertionError):
         await bob.expect("match_found", timeout=1)

@@ -7,6 +7,7 @@ absence is a failure to report, not a reason to stay silent.
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
-from tests.server.conftest import start_node  # noqa: F401
+from tests.server.conftest import PASSWORD, start_node  # noqa: F401
 
 CHROMIUM = os.environ.get("SCORPION_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -64,7 +65,11 @@ def open_page(browser: Browser) -> Iterator[PageFactory]:
     problems: list[str] = []
     pages: list[tuple[str, Page]] = []
 
-    def open_(url: str, name: str, viewport: dict[str, int] | None = None, **extra: Any) -> Page:
+    def open_(
+        url: str, name: str, viewport: dict[str, int] | None = None, account: bool = True, **extra: Any
+    ) -> Page:
+        """Open a page as ``name``; with ``account`` (ranked play needs one) its guest
+        registers at once, and the page keeps the account's session token."""
         context = browser.new_context(viewport=viewport or DESKTOP, **extra)
         context.set_default_timeout(10_000)
         context.add_init_script(
@@ -81,6 +86,19 @@ def open_page(browser: Browser) -> Iterator[PageFactory]:
         # day picks and proves the day's deal (seconds on a busy machine): let it finish
         # so that it does not eat into the time limits of the steps that follow.
         expect(page.locator("#daily-info")).not_to_contain_text("Asking", timeout=60_000)
+        if account:
+            guest = page.evaluate("localStorage.getItem('scorpion.token')")
+            username = "u" + secrets.token_hex(6)
+            page.evaluate(
+                "([u, p]) => window.scorpion.link.send({type: 'register', username: u, password: p})",
+                [username, PASSWORD],
+            )
+            for _ in range(200):  # polled from here: the page's policy forbids eval
+                if page.evaluate("localStorage.getItem('scorpion.token')") != guest:
+                    break
+                page.wait_for_timeout(50)
+            else:
+                raise AssertionError(f"{name}'s page never became an account")
         return page
 
     yield open_

@@ -421,7 +421,8 @@ def test_a_friend_race_is_rated_only_with_the_rated_option_and_a_spectator_repla
     expect(ann.locator("#room-desc")).to_contain_text("· rated")
     options = sent(ann, "room_create")[0]["options"]
     assert (options["rated"], options["undo"], options["hints"]) == (True, False, False)
-    bob = open_page(ann.input_value("#room-link"), "Bob")
+    bob = open_page(base_url(node), "Bob")  # an account first: a rated room refuses guests
+    bob.goto(ann.input_value("#room-link"))
     expect(bob.locator("#room-desc")).to_contain_text("· rated")
     bob.click("#btn-ready")
     ann.click("#btn-start")

@@ -22,6 +22,7 @@ from ...identity import TokenStore, configured_servers
 
 __all__ = [
     "DEFAULT_SERVER",
+    "Session",
     "add_server_options",
     "clock_text",
     "duration_text",
@@ -150,6 +151,8 @@ def server_error_text(exc: ServerError, mode: str | None = None) -> str:
     if words is not None:
         return words
     text = f"{exc.code}: {exc.message}"
+    if exc.code == "account_required":
+        return f"{text} (scorpion register USERNAME makes this terminal's player an account)"
     if exc.retryable:
         return f"{text} (the server stayed busy while the request was retried; try again later)"
     return text

@@ -1,0 +1,113 @@
+"""The messages of accounts and their sessions: register, log in and out, passwords, sessions.
+
+A guest is what ``hello`` without a token gives; ``register`` turns the guest into an
+account (same player id, history kept), ``login`` (before ``hello``) gives a session token
+of an account to present in ``hello``. Public through :mod:`protocol.wire.message`, which
+registers every message.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from msgspec import Meta
+
+from .base import Record, Reply, Request
+from .fields import MAX_LIST, Epoch, Id, Token, _bad, _kept
+
+MAX_USERNAME = 32
+"""Longest username, in characters, as sent (before the PRECIS preparation)."""
+MIN_PASSWORD = 8
+"""Shortest password, in characters."""
+MAX_PASSWORD = 256
+"""Longest password, in characters."""
+
+Username = Annotated[str, Meta(min_length=1, max_length=MAX_USERNAME)]
+Password = Annotated[str, Meta(max_length=MAX_PASSWORD)]
+Device = Annotated[str, Meta(max_length=64)]
+
+
+def _check_password(value: str, wire: str) -> None:
+    if len(value) < MIN_PASSWORD:
+        raise _bad(wire, f"must be {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+
+
+class Register(Request, tag="register", frozen=True, kw_only=True):
+    """Turn the connection's guest into an account with a username and a password (answered
+    with ``session``: the same player id, a new token)."""
+
+    username: Username
+    password: Password
+
+    def __post_init__(self) -> None:
+        _check_password(self.password, "password")
+
+
+class Login(Request, tag="login", frozen=True, kw_only=True):
+    """Before ``hello``: log in to an account (answered with ``session``; then say ``hello``
+    with its token)."""
+
+    username: Username
+    password: Password
+    device: Device | None = None
+    """What the client calls the device, shown in ``sessions`` (else the connection's User-Agent)."""
+
+
+class Logout(Request, tag="logout", frozen=True, kw_only=True):
+    """End this connection's session: its token stops working (answered with ``ok``, then the
+    server closes with 1000)."""
+
+
+class PasswordChange(Request, tag="password_change", frozen=True, kw_only=True):
+    """Change the account's password: every other session is revoked, this one gets a new
+    token (answered with ``session``)."""
+
+    password: Password
+    """The current password."""
+    new_password: Password
+
+    def __post_init__(self) -> None:
+        _check_password(self.new_password, "new_password")
+
+
+class SessionGranted(Reply, tag="session", frozen=True, kw_only=True):
+    """Answer login, register and password_change: the session's token, to send in ``hello``."""
+
+    player: Id
+    username: Username
+    token: Token
+    session: Id
+    """The session's id, as ``sessions`` lists it."""
+
+
+class Sessions(Request, tag="sessions", frozen=True, kw_only=True):
+    """List the player's sessions (answered with ``sessions_list``)."""
+
+
+class SessionEntry(Record, frozen=True, kw_only=True):
+    """One session of a player: where it was opened, when, when it was last used."""
+
+    session: Id
+    device: Device
+    created: Epoch
+    seen: Epoch
+    current: bool = _kept(False)
+    """Whether it is the session of the connection that asked."""
+
+
+class SessionsList(Reply, tag="sessions_list", frozen=True, kw_only=True):
+    """Answer sessions: the player's live sessions, the most recently used first."""
+
+    sessions: Annotated[tuple[SessionEntry, ...], Meta(max_length=MAX_LIST)]
+
+
+class SessionRevoke(Request, tag="session_revoke", frozen=True, kw_only=True):
+    """Revoke one session (``session``) or every session but this one (``all``); their
+    tokens stop working and their connections close (answered with ``ok``)."""
+
+    session: Id | None = None
+    all: bool = _kept(False)
+
+    def __post_init__(self) -> None:
+        if (self.session is None) == (not self.all):
+            raise _bad("session", "must name one session, or be left out with all: true")

@@ -1,0 +1,131 @@
+"""Accounts and sessions: register, log in and out, change the password, list and revoke sessions."""
+
+from __future__ import annotations
+
+import contextlib
+
+from protocol.game import VARIANTS
+from protocol.wire import message as m
+from protocol.wire.error import ErrorCode, ProtocolError
+from protocol.wire.flow import CLOSE_NORMAL
+
+from ..node import Node
+from ..session import Session
+from .players import device_of
+
+__all__ = [
+    "on_login",
+    "on_logout",
+    "on_password_change",
+    "on_register",
+    "on_session_revoke",
+    "on_sessions",
+]
+
+
+async def on_login(node: Node, session: Session, message: m.Login) -> None:
+    """Before hello: open a session of the account whose username and password these are.
+
+    Failed logins are limited per client address too (``login_failed``): after a few, the
+    address is locked out for a while, each lockout longer, whatever account it tries.
+    """
+    await node.limits.check(session.address, "login_failed")
+    try:
+        player, username = await node.accounts.login(message.username, message.password)
+    except ProtocolError as exc:
+        if exc.code is ErrorCode.BAD_LOGIN:
+            await node.limits.take(session.address, "login_failed")
+        raise
+    token, sid = await node.accounts.open(player, device_of(session, message.device), account=True)
+    granted = m.SessionGranted(player=player, username=username, token=token, session=sid, ref=message.ref)
+    session.send(granted)
+
+
+async def on_register(node: Node, session: Session, message: m.Register) -> None:
+    """Turn the connection's guest into an account: same player id, everything they played
+    kept, now kept ``account_retention``; their session is replaced by an account's."""
+    assert session.player is not None
+    if session.username is not None:
+        raise ProtocolError(ErrorCode.NOT_ALLOWED, f"you are the account {session.username!r} already")
+    player, accounts = session.player, node.accounts
+    await node.limits.check(session.address, "account")  # new accounts a day from one address
+    kept = accounts.retention_ms(True)
+    username, _ = await accounts.register(player, message.username, message.password, kept)
+    with contextlib.suppress(ProtocolError):  # counted once made (a taken name costs nothing)
+        await node.limits.take(session.address, "account")
+    await node.store.keep_player(player, accounts.retention_ms(False), list(VARIANTS), kept)
+    await _new_session(node, session, username, message.ref, revoke="current")
+
+
+async def on_password_change(node: Node, session: Session, message: m.PasswordChange) -> None:
+    """Change the account's password: every session is revoked, this connection gets a new one."""
+    assert session.player is not None
+    if session.username is None:
+        raise ProtocolError(ErrorCode.ACCOUNT_REQUIRED, "a guest has no password: register first")
+    if not await node.accounts.check_password(session.player, message.password):
+        raise ProtocolError(ErrorCode.BAD_LOGIN, "the current password is wrong", field="password")
+    await node.accounts.change_password(session.player, message.new_password)
+    await _new_session(node, session, session.username, message.ref, revoke="all")
+
+
+async def _new_session(node: Node, session: Session, username: str, ref: m.Ref | None, revoke: str) -> None:
+    """Give the connection a new account session and revoke the one it had (``current``) or
+    every other (``all``); send the new token."""
+    assert session.player is not None
+    player = session.player
+    known = await node.store.sessions(player)
+    old = session.login
+    device = known[old]["device"] if old in known else device_of(session, None)
+    token, sid = await node.accounts.open(player, device, account=True)
+    session.login, session.username = sid, username
+    await node.store.revoke_sessions(player, [s for s in known if revoke == "all" or s == old])
+    session.send(m.SessionGranted(player=player, username=username, token=token, session=sid, ref=ref))
+
+
+async def on_logout(node: Node, session: Session, message: m.Logout) -> None:
+    """End the connection's session: its token stops working; the connection closes."""
+    assert session.player is not None
+    if session.username is None:
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED, "a guest has no account to log out of (forget_me erases a guest)"
+        )
+    sid, session.login = session.login, None
+    if sid is not None:
+        await node.store.revoke_sessions(session.player, [sid])
+    session.send(m.Ok(to="logout", ref=message.ref))
+    session.closing = True
+    node.spawn(session.close_after_flush(CLOSE_NORMAL, "logged out"))
+
+
+async def on_sessions(node: Node, session: Session, message: m.Sessions) -> None:
+    """List the player's live sessions, the most recently used first."""
+    assert session.player is not None
+    known = await node.store.sessions(session.player)
+    entries = [
+        m.SessionEntry(
+            session=sid,
+            device=entry["device"],
+            created=entry["created"],
+            seen=entry["seen"],
+            current=sid == session.login,
+        )
+        for sid, entry in known.items()
+    ]
+    entries.sort(key=lambda e: (-e.seen, e.session))
+    session.send(m.SessionsList(sessions=tuple(entries), ref=message.ref))
+
+
+async def on_session_revoke(node: Node, session: Session, message: m.SessionRevoke) -> None:
+    """Revoke one of the player's sessions, or every one but this connection's."""
+    assert session.player is not None
+    known = await node.store.sessions(session.player)
+    if message.all:
+        targets = [sid for sid in known if sid != session.login]
+    elif message.session in known:
+        targets = [message.session]
+    else:
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD, "field 'session' names none of your live sessions", field="session"
+        )
+    await node.store.revoke_sessions(session.player, targets)
+    session.send(m.Ok(to="session_revoke", ref=message.ref))
