@@ -61,12 +61,9 @@ from protocol.wire.message import (
     Hints,
     Leaderboard,
     LeaderboardPage,
-    Login,
-    Logout,
     Message,
     Ok,
     Options,
-    PasswordChange,
     Ping,
     PlayMove,
     Pong,
@@ -81,7 +78,6 @@ from protocol.wire.message import (
     RatingChange,
     RatingPage,
     Ready,
-    Register,
     Rematch,
     RematchOffered,
     Replay,
@@ -96,10 +92,6 @@ from protocol.wire.message import (
     RoomState,
     SavedGames,
     SavedGamesList,
-    SessionGranted,
-    SessionRevoke,
-    Sessions,
-    SessionsList,
     Snapshot,
     SoloNew,
     SoloReplay,
@@ -111,15 +103,13 @@ from protocol.wire.message import (
     Undo,
     Unwatch,
     Watch,
-    Welcome,
     Winnable,
     WinnableInfo,
     WireMove,
 )
 
-from .connection import Connection
+from .accounts import AccountClient
 from .errors import ClientError, IllegalLocally, ServerError
-from .identity import Identity
 from .state import RaceState, final_line
 
 __all__ = ["JSON", "MSGPACK", "ScorpionClient", "challenge_link", "room_link"]
@@ -139,56 +129,8 @@ def challenge_link(server: str, code: str) -> str:
     return urlunsplit((scheme, parts.netloc, "/", f"challenge={code}", ""))
 
 
-class ScorpionClient(Connection):
+class ScorpionClient(AccountClient):
     """One player's (or spectator's) session with a Scorpion Race server: the typed requests."""
-
-    credentials: tuple[str, str] | None = None
-    """A username and password to log in with on the next connection, before its hello
-    (then forgotten: the session token the login gives is kept, in the token store too)."""
-
-    # -- accounts and sessions ----------------------------------------------------------------
-
-    async def _hello(self) -> Welcome:
-        if self.credentials is not None:
-            username, password = self.credentials
-            login = Login(username=username, password=password, device=self.client_name)
-            granted = await self._request(login, need_ready=False)
-            assert isinstance(granted, SessionGranted)
-            self.credentials = None
-            self.token = granted.token
-        return await super()._hello()
-
-    def _keep(self, granted: SessionGranted) -> SessionGranted:
-        """Use and store the session token an account request gave."""
-        self.token = granted.token
-        if self.store is not None:
-            self.store.save(self.urls[0], Identity(granted.token, self.name, granted.player))
-        return granted
-
-    async def register(self, username: str, password: str) -> SessionGranted:
-        """Turn this guest into an account (same player, history kept); keeps the new token."""
-        return self._keep(await self._typed(Register(username=username, password=password), SessionGranted))
-
-    async def password_change(self, password: str, new_password: str) -> SessionGranted:
-        """Change the account's password: every session is revoked, this one gets a new token."""
-        change = PasswordChange(password=password, new_password=new_password)
-        return self._keep(await self._typed(change, SessionGranted))
-
-    async def logout(self) -> Ok:
-        """End this session on the server and forget its stored token; the server closes."""
-        answer = await self._typed(Logout(), Ok)
-        if self.store is not None:
-            self.store.forget(self.urls[0])
-        self.token = None
-        return answer
-
-    async def sessions(self) -> SessionsList:
-        """List this player's live sessions, the most recently used first."""
-        return await self._typed(Sessions(), SessionsList)
-
-    async def session_revoke(self, session: str | None = None, *, all: bool = False) -> Ok:
-        """Revoke one session by id, or (``all``) every session but this one."""
-        return await self._typed(SessionRevoke(session=session, all=all), Ok)
 
     # -- the session's state --------------------------------------------------------------
 

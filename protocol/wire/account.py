@@ -33,8 +33,7 @@ def _check_password(value: str, wire: str) -> None:
 
 
 class Register(Request, tag="register", frozen=True, kw_only=True):
-    """Turn the connection's guest into an account with a username and a password (answered
-    with ``session``: the same player id, a new token)."""
+    """Turn the guest into an account with a username and password (same player id, new token)."""
 
     username: Username
     password: Password
@@ -44,8 +43,7 @@ class Register(Request, tag="register", frozen=True, kw_only=True):
 
 
 class Login(Request, tag="login", frozen=True, kw_only=True):
-    """Before ``hello``: log in to an account (answered with ``session``; then say ``hello``
-    with its token)."""
+    """Before hello: log in to an account (answered with session; then hello with its token)."""
 
     username: Username
     password: Password
@@ -54,13 +52,11 @@ class Login(Request, tag="login", frozen=True, kw_only=True):
 
 
 class Logout(Request, tag="logout", frozen=True, kw_only=True):
-    """End this connection's session: its token stops working (answered with ``ok``, then the
-    server closes with 1000)."""
+    """End this connection's session: its token stops working, the server closes with 1000."""
 
 
 class PasswordChange(Request, tag="password_change", frozen=True, kw_only=True):
-    """Change the account's password: every other session is revoked, this one gets a new
-    token (answered with ``session``)."""
+    """Change the password: every other session is revoked, this one gets a new token."""
 
     password: Password
     """The current password."""
@@ -102,8 +98,7 @@ class SessionsList(Reply, tag="sessions_list", frozen=True, kw_only=True):
 
 
 class SessionRevoke(Request, tag="session_revoke", frozen=True, kw_only=True):
-    """Revoke one session (``session``) or every session but this one (``all``); their
-    tokens stop working and their connections close (answered with ``ok``)."""
+    """Revoke one session (``session``) or every other one (``all``): their connections close."""
 
     session: Id | None = None
     all: bool = _kept(False)

@@ -91,8 +91,8 @@ async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
 ) -> None:
     node1 = start_node(test_deals=str(DEAL), challenge_ttl=600)
     node2 = start_node(test_deals=str(DEAL), challenge_ttl=600)
-    ann: Client = await open_client(node1, "Ann")
-    bob: Client = await open_client(node1, "Bob")
+    ann: Client = await open_client(node1, "Ann", account=True)  # a rated race: accounts
+    bob: Client = await open_client(node1, "Bob", account=True)
     _, start, bob_start = await start_race(ann, bob, {"rated": True})
     game = start["game"]
     board = Board.new("scorpion", DEAL)
@@ -213,7 +213,7 @@ async def test_the_daily_s_ghosts_open_only_once_the_ranked_attempt_is_over(
     local_node: Any, open_client: Any
 ) -> None:
     node = await local_node()
-    gus: Client = await open_client(node, "Gus")
+    gus: Client = await open_client(node, "Gus", account=True)
     early = await gus.request({"type": "daily_ghost"})
     assert early["type"] == "error" and early["code"] == "not_allowed"
     attempt = await gus.request({"type": "daily_start"})

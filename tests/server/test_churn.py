@@ -6,6 +6,7 @@ are written."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from typing import Any
 
@@ -60,13 +61,14 @@ async def test_identity_churn_from_one_address_leaves_few_keys_all_expiring(
         await redis.aclose()
 
 
-async def test_a_guest_s_leaderboard_index_expires_when_it_is_written(
+async def test_an_account_s_leaderboard_index_expires_when_it_is_written(
     local_node: Any, open_client: Any, redis_url: str
 ) -> None:
-    node = await local_node(guest_retention=1000.0)
+    # A guest's daily attempt is unranked (it never reaches a board): an account's does.
+    node = await local_node(account_retention=1000.0)
     redis = aioredis.Redis.from_url(redis_url, decode_responses=True)
     try:
-        ann: Client = await open_client(node, "Ann")
+        ann: Client = await open_client(node, "Ann", account=True)
         start = await ann.request({"type": "daily_start"})
         assert start["type"] == "race_started", start
         await ann.request({"type": "resign", "game": start["game"], "v": start["v"]})
@@ -81,10 +83,12 @@ async def test_a_guest_s_leaderboard_index_expires_when_it_is_written(
         await redis.aclose()
 
 
-async def test_a_guest_s_ratings_expire_when_they_are_written(
+async def test_an_account_s_ratings_expire_when_they_are_written(
     start_node: NodeFactory, open_client: Any, redis_url: str
 ) -> None:
-    ann, bob, ended = await rated_race(start_node, open_client, guest_retention=1000)
+    # Only accounts are rated; their keys go with them after the account retention.
+    account_client = functools.partial(open_client, account=True)
+    ann, bob, ended = await rated_race(start_node, account_client, account_retention=1000)
     await ann.expect("rating_change", game=ended["game"])
     redis = aioredis.Redis.from_url(redis_url, decode_responses=True)
     try:

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from client.bot import choose_move
 from client.model import position_key
 from protocol.fairplay import PLAYER_THRESHOLD
@@ -20,11 +22,17 @@ from protocol.game import Board, Move, hint_scores, move_json
 from protocol.solver import Budget, solve
 from server.store import Store
 
-from .conftest import Client, NodeFactory
+from .conftest import Client, NodeFactory, accounts_only
 
 ROOT = Path(__file__).resolve().parents[2]
 DEAL = 17437166598339580354
 """Winnable: the solver wins it in 51 moves; the hint bot loses it."""
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
 
 
 def solver_line() -> list[Move]:

@@ -11,12 +11,18 @@ from protocol.game import Board, move_json
 from protocol.solver import Budget, Verdict, solve_deal
 from protocol.wire.codec import decode_dict
 
-from .conftest import Client, start_race
+from .conftest import Client, accounts_only, start_race
 
 pytestmark = pytest.mark.asyncio
 
 DEAL = 56
 """A Scorpion deal the solver wins, every card known 9 moves before the end of its line."""
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
 
 
 def ready_prefix() -> list[Any]:

@@ -6,10 +6,18 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from server.daily import leaderboard_key
 
-from .conftest import Client, NodeFactory, start_race
+from .conftest import Client, NodeFactory, accounts_only, start_race
 from .test_daily import eventually
+
+
+@pytest.fixture
+def open_client(open_client: Any) -> Any:
+    """Every client of this file is an account: ranked play needs one."""
+    return accounts_only(open_client)
 
 
 async def rated_pair(start_node: NodeFactory, open_client: Any, limit: float) -> tuple[Client, Client]:

@@ -42,6 +42,8 @@ from protocol.wire.message import (
     ReplayPositionsInfo,
     RoomPlayer,
     SavedGame,
+    SessionEntry,
+    SessionRevoke,
     SpectateBatch,
     SpectateEvent,
     Standing,
@@ -313,7 +315,26 @@ challenge_boards = st.builds(
     entries=tuples_of(challenge_entries, 5),
     expires=epochs,
 )
+usernames = st.text(alphabet="abcdefghijkmnopqrstuvwxyz0123456789_.-", min_size=1, max_size=32)
+passwords = st.text(min_size=8, max_size=256)
+devices = st.text(max_size=64)
+session_entries = st.builds(
+    SessionEntry, session=ids, device=devices, created=epochs, seen=epochs, current=st.booleans()
+)
+
 OVERRIDES: dict[tuple[str, str], st.SearchStrategy[Any]] = {
+    ("register", "username"): usernames,
+    ("register", "password"): passwords,
+    ("login", "username"): usernames,
+    ("login", "password"): passwords,
+    ("login", "device"): st.none() | devices,
+    ("password_change", "password"): passwords,
+    ("password_change", "new_password"): passwords,
+    ("welcome", "username"): st.none() | usernames,
+    ("welcome", "session"): st.none() | ids,
+    ("session", "username"): usernames,
+    ("session", "session"): ids,
+    ("sessions_list", "sessions"): tuples_of(session_entries, 4),
     ("challenge_new", "undo"): st.booleans(),
     ("challenge_new", "hints"): st.booleans(),
     ("challenge_take", "code"): rooms,
@@ -428,6 +449,10 @@ def strategy_for(cls: type[Message]) -> st.SearchStrategy[Message]:
         return batches()
     if cls.TYPE == "spectate_batch":
         return spectator_batches()
+    if cls.TYPE == "session_revoke":
+        return st.builds(SessionRevoke, session=ids, ref=refs) | st.builds(
+            SessionRevoke, all=st.just(True), ref=refs
+        )
     if cls.TYPE == "watch":
         return (
             st.builds(Watch, game=ids, ref=refs)

@@ -61,8 +61,9 @@ def minimal(type_name: str) -> Message:
     needed: dict[str, Any] = {"name": "Ann", "game": "g1", "room": "ABCDEF", "v": 0, "events": ()}
     needed["times"] = ()
     needed["moves"] = ()
+    needed.update(username="ann", password="a password", new_password="another one", all=True)
     fields = msgspec.structs.fields(cls)
-    return cls(**{f.name: needed.get(f.name) for f in fields if f.required or f.name == "game"})
+    return cls(**{f.name: needed.get(f.name) for f in fields if f.required or f.name in ("game", "all")})
 
 
 def test_every_client_type_is_allowed_in_some_state_and_only_client_types_are_listed() -> None:
@@ -78,8 +79,8 @@ def test_transitions_happen_only_on_messages_the_server_sends() -> None:
             assert key[3:] in CLIENT_TYPES
 
 
-@pytest.mark.parametrize("type_name", sorted(CLIENT_TYPES - {"hello", "ping"}))
-def test_before_hello_every_request_but_ping_is_refused_with_hello_first(type_name: str) -> None:
+@pytest.mark.parametrize("type_name", sorted(CLIENT_TYPES - {"hello", "ping", "login"}))
+def test_before_hello_every_request_but_ping_and_login_is_refused_with_hello_first(type_name: str) -> None:
     with pytest.raises(ProtocolError) as info:
         check(State.CONNECTED, minimal(type_name))
     assert info.value.code is ErrorCode.HELLO_FIRST

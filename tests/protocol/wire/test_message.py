@@ -52,7 +52,7 @@ def test_every_message_class_is_frozen_has_slots_and_a_docstring() -> None:
         assert cls.__doc__ and "\n" not in cls.__doc__.strip(), cls
 
 
-CUSTOM_STRATEGIES = {"batch", "spectate_batch", "watch"}
+CUSTOM_STRATEGIES = {"batch", "spectate_batch", "watch", "session_revoke"}
 
 
 def test_every_message_field_has_a_strategy() -> None:
