@@ -8,6 +8,7 @@ import { renderGuide } from "./howto.js";
 import { holdPending, send } from "./link.js";
 import { notify } from "./notice.js";
 import { canDeal, targetsFor, wireMove } from "./rules.js";
+import { shortSeal } from "./seal.js";
 import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, plural, serverNow } from "./state.js";
 
 // ---------------------------------------------------------------- game requests
@@ -102,6 +103,10 @@ export function renderGame() {
   });
   setupRovingFocus(hadFocus);
   markLifted();
+  // The deal's seal, from the start: the result reveals what it seals (results.js, Verify).
+  $("seal").textContent = game.commitment ? shortSeal(game.commitment) : "…";
+  $("seal").title = game.commitment
+    ? `SHA-256 of the deal number and a salt, fixed before the first move: ${game.commitment}` : "";
   $("score").textContent = game.summary.score;
   $("runs").textContent = `${game.summary.runs}/4`;
   $("moves").textContent = game.summary.moves;
