@@ -374,4 +374,3 @@ class Position:
             self._place(target)
         if refilled:
             self._place(source)
-

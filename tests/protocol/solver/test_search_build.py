@@ -126,9 +126,7 @@ def test_the_compiled_and_the_plain_position_agree_on_keys_and_moves() -> None:
         "scorpion any-time 5CKSQSJSTS9S8S7S6S5S4S3S2S/AS/-/KCQCJCTC9C8C7C6C/4C3C2CAC/-/- - DH"
     )
     ours = _state(board)
-    theirs = plain.Search(
-        board.columns, board.down, board.stock, board.cells, 0, False, True, ours.rules
-    )
+    theirs = plain.Search(board.columns, board.down, board.stock, board.cells, 0, False, True, ours.rules)
     assert ours.key() == theirs.key()
     assert ours.moves() == theirs.moves()
     assert ours.commuting(1 << 51, 39, 0) == theirs.commuting(1 << 51, 39, 0)
