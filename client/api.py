@@ -363,14 +363,21 @@ class ScorpionClient(AccountClient):
 
     # solo play
     async def solo_new(
-        self, variant: str = "scorpion", reserve_rule: str = "any-time", *, save: bool = True
+        self,
+        variant: str = "scorpion",
+        reserve_rule: str = "any-time",
+        *,
+        save: bool = True,
+        winnable: bool = False,
     ) -> RaceStarted:
         """Start a solo game on a fresh secret deal (New Game); undo and hints are allowed.
 
         With ``save`` the server keeps the game as it goes: :meth:`saved_games` lists it and
-        :meth:`solo_resume` continues it, from any device with this player's token.
+        :meth:`solo_resume` continues it, from any device with this player's token. With
+        ``winnable`` the deal is one the solver has proved winnable (a few seconds at most).
         """
-        return await self._typed(SoloNew(variant=variant, reserve_rule=reserve_rule, save=save), RaceStarted)
+        request = SoloNew(variant=variant, reserve_rule=reserve_rule, save=save, winnable=winnable)
+        return await self._typed(request, RaceStarted)
 
     async def solo_replay(self, game: str | None = None) -> RaceStarted:
         """Play the deal of one of this player's solo games again from the start, as a new game.

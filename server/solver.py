@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -18,11 +19,21 @@ from protocol.solver import NATIVE, Budget, Verdict, first_losing_move, solve, s
 
 from .runtime.lifeline import worker_pool
 
-__all__ = ["ANALYSIS_NODES", "SolverPool", "analyze_game", "check_position", "final_line", "finish_line"]
+__all__ = [
+    "ANALYSIS_NODES",
+    "SolverPool",
+    "analyze_game",
+    "check_position",
+    "final_line",
+    "finish_line",
+    "winnable_deal",
+]
 
 log = logging.getLogger("scorpion.server")
 
 ANALYSIS_NODES = 2_000_000 if NATIVE else 200_000
+VET_NODES = 300_000
+"""The budget of a candidate deal for a solo game on a winnable deal (as the daily's)."""
 """Search budget per position, about a second at most either way: 2,000,000 nodes with the
 search in C, 200,000 where only ``protocol.solver.search`` runs (compiled with mypyc). Typical
 deals are decided in far fewer nodes; of 10,000 deals per variant, 2,000,000 nodes leave
@@ -70,7 +81,23 @@ def check_position(
     answer: dict[str, Any] = {"verdict": solution.verdict.value}
     if solution.verdict is Verdict.WINNABLE and solution.moves:
         answer["move"] = move_json(solution.moves[0])
+    elif solution.verdict is Verdict.UNWINNABLE:
+        # Lost by a move, or never winnable? The opening's verdict tells the player which.
+        opening = solution if not actions else solve(Board.new(variant, number, rule), Budget(nodes=nodes))
+        answer["deal"] = opening.verdict.value
     return answer
+
+
+def winnable_deal(variant: str, rule: str, candidates: Sequence[int], seconds: float) -> int | None:
+    """Return the first of ``candidates`` the solver proves winnable within its budget, or
+    ``None`` if none is within ``seconds`` (checked between candidates)."""
+    deadline = time.monotonic() + seconds
+    for number in candidates:
+        if solve_deal(variant, number, rule, Budget(nodes=VET_NODES)).verdict is Verdict.WINNABLE:
+            return number
+        if time.monotonic() > deadline:
+            break
+    return None
 
 
 def finish_line(

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Awaitable
 
 from protocol.game import VARIANTS
-from protocol.wire.message import SavedGamesList
+from protocol.wire.message import RaceStarted, SavedGamesList
 
 from ..api import ScorpionClient
 from .support.arguments import game_id
@@ -27,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--variant", default="scorpion", choices=sorted(VARIANTS))
     parser.add_argument("--when-stuck", action="store_true", help="deal the reserve only when stuck")
     parser.add_argument("--no-save", action="store_true", help="do not keep the game for resuming later")
+    parser.add_argument(
+        "--winnable", action="store_true", help="a deal the solver has proved winnable (most cannot be won)"
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--replay", metavar="GAME", type=game_id, default=None, help="play the deal of a solo game again"
@@ -82,7 +86,12 @@ def run(args: argparse.Namespace) -> int:
             await ScorpionApp(client, lambda c: c.solo_replay(game)).run_async()
             return 0
         save = not args.no_save
-        await ScorpionApp(client, lambda c: c.solo_new(args.variant, rule, save=save)).run_async()
+        winnable = args.winnable
+
+        def start(c: ScorpionClient) -> Awaitable[RaceStarted]:
+            return c.solo_new(args.variant, rule, save=save, winnable=winnable)
+
+        await ScorpionApp(client, start).run_async()
         return 0
 
     return run_session(args, session, auto_resume=False)

@@ -323,8 +323,12 @@ class ScorpionApp(ScreenApp):
                 self.say(f"still winnable: yes; a winning move is {move_words(move)}")
             elif info.verdict == "winnable":
                 self.say("still winnable: yes")
-            elif info.verdict == "unwinnable":
+            elif info.verdict == "unwinnable" and info.deal == "unwinnable":
+                self.say("still winnable: no, this deal cannot be won (it never could)")
+            elif info.verdict == "unwinnable" and info.deal == "winnable":
                 self.say("still winnable: no, this game can no longer be won")
+            elif info.verdict == "unwinnable":
+                self.say("still winnable: no, this position cannot be won")
             else:
                 self.say("still winnable: unknown (the solver gave up)")
 

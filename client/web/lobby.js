@@ -143,6 +143,11 @@ export function bindLobby() {
     send({ type: "queue_join", variant: S.queueVariant, rated: S.queueRated });
   });
   $("btn-solo").addEventListener("click", newSolo);
+  // "Winnable deals only" for solo games is remembered on this device.
+  $("solo-winnable").checked = localStorage.getItem("scorpion.soloWinnable") === "1";
+  $("solo-winnable").addEventListener("change", () => {
+    localStorage.setItem("scorpion.soloWinnable", $("solo-winnable").checked ? "1" : "0");
+  });
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const code = $("join-code").value.trim().toUpperCase();

@@ -25,7 +25,7 @@ function newGame(msg) {
     id: msg.game, v: msg.v, variant: msg.variant, options: msg.options || {}, start: msg.start,
     view: msg.view, summary: { score: 0, runs: 0, moves: 0, reserve_left: msg.view.reserve_left, state: "in_play" },
     status: "playing", racers, roster: msg.roster, room: msg.room || null, daily: msg.daily || null,
-    mode: msg.mode || "race",
+    mode: msg.mode || "race", commitment: msg.commitment || null,
     ended: null, endedAt: null, spectators: null,
   };
 }

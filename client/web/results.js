@@ -10,6 +10,7 @@ import { dropHintNotice, notify } from "./notice.js";
 import { profileButton } from "./profile.js";
 import { noteAnalysis, noteReplayRoster, openReplay } from "./replay.js";
 import { setMode } from "./screens.js";
+import { sealOf, shortSeal } from "./seal.js";
 import { $, PROVISIONAL, S, STATUS_TEXT, VARIANT_TITLE, appendCells, changeText, clock, ratingText } from "./state.js";
 import { moveLabel, newSolo } from "./table.js";
 
@@ -47,9 +48,15 @@ export function showResult(msg, roster) {
     else title = level ? `${placed} (level on points)` : placed;
   }
   $("h-result").textContent = title;
+  // The seal shown at the start (the racer's own game) can be checked here, in the page.
+  const sealed = S.game && S.game.id === msg.game ? S.game.commitment : null;
   $("result-deal").textContent = msg.number
-    ? `Deal number ${msg.number} (salt ${msg.salt}): check it against the commitment shown at the start.`
+    ? `Deal number ${msg.number} (salt ${msg.salt})${sealed ? `: it seals to the commitment shown at the start, ${shortSeal(sealed)}` : ""}.`
     : "The deal number is revealed once the day is over.";
+  $("btn-verify").hidden = !(msg.number && sealed);
+  $("btn-verify").onclick = () => verifySeal(msg.number, msg.salt, sealed);
+  $("verify-result").textContent = "";
+  delete $("verify-result").dataset.match;
   // A finished game replays once its deal is revealed (a daily game's once its day is over).
   $("btn-watch-replay").hidden = !msg.number;
   const soloGame = S.game && S.game.id === msg.game && S.game.mode === "solo" ? S.game : null;
@@ -285,4 +292,16 @@ export function bindResults() {
     if (S.mode === "game" || S.mode === "watch") setMode("lobby");
     if (S.mode === "lobby") refreshLobby(false);
   });
+}
+
+// Recompute the commitment from the revealed number and salt, in the page, and compare it
+// with the one the game started with.
+async function verifySeal(number, salt, commitment) {
+  const out = $("verify-result");
+  const computed = await sealOf(number, salt);
+  const match = computed === commitment;
+  out.dataset.match = String(match);
+  out.textContent = match
+    ? `✓ SHA-256 of "${number}:${salt}" is ${shortSeal(computed)}, the seal shown at the start: this was the deal all along.`
+    : `✗ SHA-256 of "${number}:${salt}" is ${shortSeal(computed)}, not the seal shown at the start (${shortSeal(commitment)}).`;
 }

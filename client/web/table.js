@@ -8,6 +8,7 @@ import { renderGuide } from "./howto.js";
 import { holdPending, send } from "./link.js";
 import { notify } from "./notice.js";
 import { canDeal, targetsFor, wireMove } from "./rules.js";
+import { shortSeal } from "./seal.js";
 import { $, S, STATUS_TEXT, VARIANT_TITLE, clock, plural, serverNow } from "./state.js";
 
 // ---------------------------------------------------------------- game requests
@@ -67,7 +68,11 @@ function tryLabel(move) {
 function winnableText(info) {
   if (info.verdict === "asking") return "Asking the solver…";
   if (info.verdict === "winnable") return info.move ? `Still winnable: yes. Try ${tryLabel(info.move)}.` : "Still winnable: yes.";
-  if (info.verdict === "unwinnable") return "Still winnable: no, this game can no longer be won.";
+  if (info.verdict === "unwinnable") {
+    return info.deal === "unwinnable" ? "Still winnable: no, this deal cannot be won (it never could)."
+      : info.deal === "winnable" ? "Still winnable: no, this game can no longer be won."
+        : "Still winnable: no, this position cannot be won.";
+  }
   return "Still winnable: unknown (the solver gave up).";
 }
 
@@ -81,7 +86,10 @@ function modeTitle(game) {
 
 // Start a new solo game with the lobby's variant and reserve rule.
 export function newSolo() {
-  send({ type: "solo_new", variant: $("variant").value, reserve_rule: $("opt-reserve").value, save: true });
+  const winnable = $("solo-winnable").checked;
+  if (winnable) notify("Looking for a deal the solver can prove winnable…");
+  send({ type: "solo_new", variant: $("variant").value, reserve_rule: $("opt-reserve").value, save: true,
+    ...(winnable ? { winnable: true } : {}) });
 }
 
 // ---------------------------------------------------------------- drawing the game
@@ -102,6 +110,10 @@ export function renderGame() {
   });
   setupRovingFocus(hadFocus);
   markLifted();
+  // The deal's seal, from the start: the result reveals what it seals (results.js, Verify).
+  $("seal").textContent = game.commitment ? shortSeal(game.commitment) : "…";
+  $("seal").title = game.commitment
+    ? `SHA-256 of the deal number and a salt, fixed before the first move: ${game.commitment}` : "";
   $("score").textContent = game.summary.score;
   $("runs").textContent = `${game.summary.runs}/4`;
   $("moves").textContent = game.summary.moves;

@@ -119,6 +119,8 @@ class SoloNew(Request, tag="solo_new", frozen=True, kw_only=True):
     variant: Variant = _kept("scorpion")
     reserve_rule: ReserveRuleName = _kept("any-time")
     save: bool = _kept(True)
+    winnable: bool = False
+    """Deal only a deal the solver proves winnable (most deals cannot be won)."""
 
 
 class SoloReplay(Request, tag="solo_replay", frozen=True, kw_only=True):
@@ -347,3 +349,6 @@ class WinnableInfo(Reply, tag="winnable_info", frozen=True, kw_only=True):
     v: Version
     verdict: Verdict
     move: dict[str, Any] | None = None
+    deal: Verdict | None = None
+    """With an ``unwinnable`` verdict: the verdict on the deal from its opening
+    (``unwinnable``: it never could be won; ``winnable``: a move lost it)."""

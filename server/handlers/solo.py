@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import secrets
 
+from protocol.game.deal import draw_competitive_number
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
@@ -11,6 +13,7 @@ from ..game.live import GameSpec, LiveGame
 from ..launch import start_single
 from ..node import Node
 from ..session import Session
+from ..solver import winnable_deal
 
 __all__ = ["on_saved_games", "on_solo_new", "on_solo_replay", "on_solo_resume"]
 
@@ -18,14 +21,33 @@ __all__ = ["on_saved_games", "on_solo_new", "on_solo_replay", "on_solo_resume"]
 async def on_solo_new(node: Node, session: Session, message: m.SoloNew) -> None:
     """Start a solo game on a fresh deal, saved for later if asked."""
     options = m.Options(undo=True, hints=True, spectators=False, reserve_rule=message.reserve_rule)
-    spec = GameSpec(
-        variant=message.variant,
-        options=options,
-        mode="solo",
-        number=node.next_test_deal(),
-        saved=message.save,
-    )
+    number = await _winnable_number(node, message) if message.winnable else node.next_test_deal()
+    spec = GameSpec(variant=message.variant, options=options, mode="solo", number=number, saved=message.save)
     await start_single(node, session, spec, message.ref)
+
+
+WINNABLE_CANDIDATES = 60
+"""Fresh deals the solver tries for a solo game on a winnable deal (about one in eight is)."""
+WINNABLE_SECONDS = 4.0
+"""How long it looks before giving up (``unavailable``: the player may ask again)."""
+
+
+async def _winnable_number(node: Node, message: m.SoloNew) -> int:
+    """Return a fresh secret deal the solver proves winnable, vetted in the solver worker as
+    the daily's deal is; a test run's fixed deals are the candidates, in order."""
+    candidates = list(node.test_deals) or [
+        draw_competitive_number(secrets.randbelow) for _ in range(WINNABLE_CANDIDATES)
+    ]
+    number = await node.solver.run(
+        winnable_deal, message.variant, message.reserve_rule, candidates, WINNABLE_SECONDS
+    )
+    if number is None:
+        raise ProtocolError(
+            ErrorCode.UNAVAILABLE,
+            f"the solver proved none of the deals it tried winnable in {WINNABLE_SECONDS:.0f} s: "
+            "ask again, or start a game on any deal",
+        )
+    return int(number)
 
 
 async def _own_solo_game(node: Node, session: Session, game_id: str) -> LiveGame:

@@ -201,6 +201,8 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "logs": tuples_of(player_logs(), 3),
     "radius": st.integers(0, 50),
     "verdict": st.sampled_from(["winnable", "unwinnable", "unknown"]),
+    "deal": st.none() | st.sampled_from(["winnable", "unwinnable", "unknown"]),
+    "winnable": st.booleans(),
     "line": tuples_of(move_maps, 20),
     "slipped": st.none() | counts,
     "banned": st.none() | st.text(max_size=MAX_BAN_REASON),
