@@ -5,7 +5,9 @@ import { RANKS } from "./rules.js";
 export const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
 export const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
 const RANK_TEXT = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-const RANK_NAME = ["Ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack", "Queen", "King"];
+// The names a screen reader says ("seven of hearts"): the visible corner ("7♥") is hidden
+// from it, and the name is the card's text (in a visually hidden span, see style.css).
+const RANK_NAME = ["ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king"];
 
 export function cardName(card) {
   const rank = RANKS.indexOf(card[0].toUpperCase());
@@ -24,15 +26,27 @@ function el(tag, className, text) {
   return node;
 }
 
-function faceUp(card, tag) {
+// A card's name for screen readers: the text of a visually hidden span (a button's name
+// then is its content, which its visible corner, hidden from them, does not contradict); a
+// card that is not a button is an image of that name.
+function speak(node, text) {
+  if (node.tagName === "BUTTON") node.append(el("span", "sr-only", text));
+  else { node.setAttribute("role", "img"); node.setAttribute("aria-label", text); }
+}
+
+// `where` ends the name: ", column 3", ", reserve cell R1" (nothing in an example).
+function faceUp(card, tag, where = "") {
   const suit = card[1].toUpperCase();
   const rank = RANKS.indexOf(card[0].toUpperCase());
   const node = el(tag, `card up suit-${suit}`);
   node.dataset.card = card.toUpperCase();
   const corner = el("span", "corner");
   corner.append(el("span", "rank", RANK_TEXT[rank]), el("span", "pip", SUIT_SYMBOL[suit]));
-  node.append(corner, el("span", "center", SUIT_SYMBOL[suit]));
-  node.setAttribute("aria-label", cardName(card));
+  const center = el("span", "center", SUIT_SYMBOL[suit]);
+  corner.setAttribute("aria-hidden", "true");
+  center.setAttribute("aria-hidden", "true");
+  node.append(corner, center);
+  speak(node, `${cardName(card)}${where}`);
   return node;
 }
 
@@ -53,11 +67,12 @@ export function renderBoard(container, view, opts = {}) {
       const slot = el("div", "cell-slot");
       slot.append(el("span", "slot-label", `R${i + 1}`));
       if (card) {
-        const node = faceUp(card, tag);
+        const node = faceUp(card, tag, `, reserve cell R${i + 1}`);
         node.dataset.cell = String(i);
         if (interactive) node.type = "button";
-        node.setAttribute("aria-label", `${cardName(card)}, reserve cell R${i + 1}`);
-        if (opts.selected && opts.selected.cell === i) node.classList.add("selected");
+        const picked = Boolean(opts.selected && opts.selected.cell === i);
+        if (picked) node.classList.add("selected");
+        if (interactive) node.setAttribute("aria-pressed", String(picked));
         if (opts.hint && opts.hint.source && opts.hint.source.cell === i) node.classList.add("hinted");
         slot.append(node);
       }
@@ -67,13 +82,17 @@ export function renderBoard(container, view, opts = {}) {
     const stock = el("div", "stock");
     stock.append(el("span", "stock-count", String(view.reserve_left)));
     stock.title = `${view.reserve_left} reserve cards left`;
-    stock.setAttribute("aria-label", `Reserve: ${view.reserve_left} cards left`);
+    stock.setAttribute("role", "img");
+    stock.setAttribute("aria-label", view.reserve_left
+      ? `reserve: ${view.reserve_left} ${view.reserve_left === 1 ? "card" : "cards"} to deal` : "reserve: dealt");
     if (view.reserve_left) stock.classList.add("has-cards");
     if (opts.deal) stock.classList.add("hinted");
     reserve.append(stock);
   }
   const foundations = el("div", "foundations");
-  foundations.setAttribute("aria-label", `Finished runs: ${view.foundations.length}`);
+  // One name for the four piles: "finished runs: spades, hearts" (or none).
+  foundations.setAttribute("role", "img");
+  foundations.setAttribute("aria-label", `finished runs: ${view.foundations.map((suit) => SUIT_NAME[suit]).join(", ") || "none"}`);
   for (let i = 0; i < 4; i++) {
     const suit = view.foundations[i];
     const pile = el("div", suit ? `foundation suit-${suit}` : "foundation empty", suit ? SUIT_SYMBOL[suit] : "");
@@ -95,7 +114,7 @@ export function renderBoard(container, view, opts = {}) {
     if (col.length === 0) {
       const slot = el(tag, "slot");
       slot.dataset.col = String(c + 1);
-      slot.setAttribute("aria-label", `Empty column ${c + 1}`);
+      speak(slot, `empty column ${c + 1}`);
       if (interactive) slot.type = "button";
       column.append(slot);
     }
@@ -103,13 +122,14 @@ export function renderBoard(container, view, opts = {}) {
       let node;
       if (card === null) {
         node = el("div", "card down");
-        node.setAttribute("aria-hidden", "true");
+        speak(node, `face-down card, column ${c + 1}`);
       } else {
-        node = faceUp(card, tag);
+        node = faceUp(card, tag, `, column ${c + 1}`);
         if (interactive) node.type = "button";
-        node.setAttribute("aria-label", `${cardName(card)}, column ${c + 1}`);
         const sel = opts.selected;
-        if (sel && sel.col === c && r >= sel.row) node.classList.add("selected");
+        const picked = Boolean(sel && sel.col === c && r >= sel.row);
+        if (picked) node.classList.add("selected");
+        if (interactive) node.setAttribute("aria-pressed", String(picked));   // picked (Enter) or not
         const hint = opts.hint && opts.hint.source;
         if (hint && hint.col === c && r >= hint.row) node.classList.add("hinted");
       }
@@ -117,6 +137,9 @@ export function renderBoard(container, view, opts = {}) {
       node.dataset.row = String(r);
       column.append(node);
     });
+    // A legal place for the picked cards says so, on the card (or empty slot) they would go on.
+    const last = column.lastElementChild;
+    if (interactive && targets.has(c) && last) last.querySelector(".sr-only")?.append(": the picked cards can go here");
     tableau.append(column);
   });
   if (opts.top === false) container.append(tableau);   // (an example with neither reserve nor foundations)

@@ -101,6 +101,13 @@ export function dropHintNotice() {
   if ($("notice-text").textContent.startsWith("Hint")) $("notice").hidden = true;
 }
 
+// Have screen readers say `text` when the player pauses (the visually hidden #announcer):
+// what others do that the page shows only in passing, such as a rival's finished run.
+export function announce(text) {
+  const box = $("announcer");
+  box.textContent = box.textContent === text ? `${text}\u00a0` : text;   // the same words again are said again
+}
+
 // Bind the notice's close button.
 export function bindNotice() {
   $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });

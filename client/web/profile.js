@@ -68,6 +68,7 @@ export function refusedProfile(msg) {
 function table(headings, rows) {
   const wrap = document.createElement("div");
   wrap.className = "table-wrap";
+  wrap.tabIndex = 0;                               // it may scroll sideways: keys scroll it too
   const element = document.createElement("table");
   element.className = "standings";
   const head = document.createElement("thead");

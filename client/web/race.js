@@ -4,7 +4,7 @@
 import { cardLabel } from "./cards.js";
 import { focusBoard } from "./focus.js";
 import { send, settleResumed } from "./link.js";
-import { notify } from "./notice.js";
+import { announce, notify } from "./notice.js";
 import { showResult } from "./results.js";
 import { locate } from "./rules.js";
 import { setMode } from "./screens.js";
@@ -69,6 +69,7 @@ export function onEvent(msg, fromBatch = false) {
     S.winnable = null;
   } else if (msg.type === "progress") {
     const racer = game.racers.get(msg.player);
+    if (racer && msg.player !== S.me.player) announceRival(racer, msg);
     if (racer) { racer.summary = msg.summary; racer.status = msg.status; }
     if (msg.player === S.me.player) { game.summary = msg.summary; setStatus(game, msg.status); }
   } else if (msg.type === "race_ended") {
@@ -79,6 +80,18 @@ export function onEvent(msg, fromBatch = false) {
     showResult(msg, game.roster);
   }
   renderGame();
+}
+
+// Tell screen readers what a rival's progress changes that matters: a finished run, and
+// their end (finished, stuck, resigned, left); their every move would be noise.
+const RIVAL_END = { finished: "finished the game", stuck: "is stuck", resigned: "resigned", left: "left the race" };
+
+function announceRival(racer, msg) {
+  if (msg.status !== racer.status && msg.status !== "playing") {
+    announce(`${racer.name} ${RIVAL_END[msg.status] || msg.status}, with ${msg.summary.score} points.`);
+  } else if (msg.summary.runs > racer.summary.runs) {
+    announce(`${racer.name} finished a run: ${msg.summary.runs} of 4.`);
+  }
 }
 
 function setStatus(game, status) {

@@ -434,7 +434,7 @@ export function bindTable() {
   $("btn-winnable").addEventListener("click", askWinnable);
   $("btn-finish").addEventListener("click", askFinish);
   $("btn-resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("btn-resign-no").focus(); });
-  $("btn-resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; });
+  $("btn-resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; $("btn-resign").focus(); });
   $("btn-resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; gameRequest("resign"); });
   const board = $("board");
   board.addEventListener("click", onBoardClick);

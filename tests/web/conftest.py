@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,29 @@ def browser() -> Iterator[Browser]:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         yield instance
         instance.close()
+
+
+AXE_DIR = Path(__file__).resolve().parent / "axe"
+AXE_SCRIPT = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> str:
+    """Return the path of axe-core's axe.min.js, for the accessibility check to inject.
+
+    scripts/check installs it (``npm ci`` in tests/web/axe); where it is missing the
+    fixture installs it the same way, and fails (never skips) when it cannot.
+    """
+    if not AXE_SCRIPT.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("axe-core is missing and so is npm: install Debian's npm (scripts/check does)")
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"], cwd=AXE_DIR, capture_output=True, text=True, timeout=300
+        )
+        if done.returncode != 0 or not AXE_SCRIPT.exists():
+            pytest.fail(f"npm ci in {AXE_DIR} failed: {done.stderr.strip()[-2000:]}")
+    return str(AXE_SCRIPT)
 
 
 @pytest.fixture
