@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from client.api import ScorpionClient, challenge_link
@@ -32,9 +34,12 @@ async def test_a_fresh_deal_played_first_becomes_a_challenge_a_friend_races_and_
     assert [g.name for g in made.ghosts] == ["Ann"] and made.ghosts[0].moves == 1
     bob = ScorpionClient(node.url, "Bob", store=TokenStore())
     await bob.connect()
+    # Ann dealt at once: her ghost's progress may come right after the race starts
+    waiting = asyncio.create_task(bob.wait_for(Progress, timeout=10, player="ghost-1"))
+    await asyncio.sleep(0)  # the waiter is registered before the request goes out
     taking = await bob.challenge_take(made.code.lower())
     assert [r.name for r in taking.roster] == ["Bob", "Ann"]
-    ghost = await bob.wait_for(Progress, timeout=10, player="ghost-1")  # Ann's deal, as a rival's progress
+    ghost = await waiting  # Ann's deal, as a rival's progress
     assert ghost.summary["moves"] == 1
     assert bob.race is not None and bob.race.racers["ghost-1"].summary["moves"] == 1
     await bob.resign()
