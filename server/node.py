@@ -78,8 +78,9 @@ class Node(Service):
     async def _race_done(
         self, game: LiveGame, standings: list[dict[str, Any]], finished: dict[str, int]
     ) -> None:
-        await self.results.race_done(game, standings, finished)
+        # the challenge's board first: its taker asks for it as soon as the race ends
         await self.challenges.race_done(game, standings, finished)
+        await self.results.race_done(game, standings, finished)
 
     def _local_event(self, game_id: str, version: int, event: dict[str, Any]) -> None:
         self.feed.local_event(game_id, version, event)

@@ -17,6 +17,7 @@ const linkOf = (code) => `${location.origin}/?challenge=${code}`;
 let opened = new URLSearchParams(location.search).get("challenge");
 let taking = null;       // the code of the challenge being raced (its board follows the result)
 let made = null;         // the game whose `challenge` is awaited for the result dialog
+let boardAsks = 0;       // the result's board asked for again while the taker's entry is missing
 
 // Ask for the linked challenge once the session is open (from the welcome).
 export function openLinkedChallenge() {
@@ -45,6 +46,12 @@ export function onChallengeBoard(msg) {
     $("result-challenge-link").value = linkOf(msg.code);
     $("result-challenge-table").hidden = false;
     fillBoard($("result-challenge-board"), msg.entries);
+    // The result is put on the board just after the race ends: ask again until it is there.
+    if (!msg.entries.some((e) => e.player === S.me.player) && boardAsks < 10) {
+      boardAsks += 1;
+      const code = msg.code;
+      setTimeout(() => { if (taking === code) send({ type: "challenge_board", code }); }, 300);
+    }
     return;
   }
   opened = msg.code;
@@ -82,6 +89,7 @@ export function noteChallengeEvent(msg) {
     const ghost = (msg.roster || []).some((r) => r.player.startsWith("ghost-"));
     if (!ghost || msg.mode !== "challenge") taking = null;
   } else if (msg.type === "race_ended" && taking && S.game && S.game.id === msg.game) {
+    boardAsks = 0;
     send({ type: "challenge_board", code: taking });
   }
 }
