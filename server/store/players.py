@@ -62,19 +62,6 @@ class PlayerStore(StoreBase):
         keys.append(sessions_key(player_id))
         return keys
 
-    async def _expire_with_player(self, player_id: str, keys: Sequence[str]) -> None:
-        """Give keys just written for a player the expiry their ``player:ID`` has (none if it
-        has none), so that they go with it."""
-        ttl_ms = int(await self.redis.pttl(f"player:{player_id}"))
-        if ttl_ms > 0:
-            await self._pexpire_each(keys, ttl_ms)
-
-    async def _pexpire_each(self, keys: Sequence[str], ttl_ms: int) -> None:
-        async with self.redis.pipeline(transaction=False) as pipe:  # keys of many slots
-            for key in keys:
-                pipe.pexpire(key, ttl_ms)
-            await pipe.execute()
-
     async def rename_player(self, player_id: str, name: str) -> None:
         """Change a player's display name."""
         await self.redis.hset(f"player:{player_id}", "name", name)
