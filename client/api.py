@@ -90,9 +90,11 @@ from protocol.wire.message import (
     RoomLeave,
     RoomStart,
     RoomState,
+    SavedDelete,
     SavedGames,
     SavedGamesList,
     Snapshot,
+    SoloLeave,
     SoloNew,
     SoloReplay,
     SoloResume,
@@ -395,6 +397,18 @@ class ScorpionClient(AccountClient):
     async def saved_games(self) -> SavedGamesList:
         """Return this player's saved solo games in progress, newest first."""
         return await self._typed(SavedGames(), SavedGamesList)
+
+    async def solo_leave(self, game: str | None = None) -> Ok:
+        """Leave a saved solo game for now (default: the one being played); its clock stops."""
+        game = game if game is not None else self._game(None, None)[0]
+        answer = await self._typed(SoloLeave(game=game), Ok)
+        if self.race is not None and self.race.game == game:
+            self.race = None
+        return answer
+
+    async def saved_delete(self, game: str) -> Ok:
+        """Delete one of this player's saved solo games (left first)."""
+        return await self._typed(SavedDelete(game=game), Ok)
 
     # daily tournament, leaderboards, statistics, account
     async def daily_info(self, variant: str = "scorpion") -> Daily:

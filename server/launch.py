@@ -70,7 +70,7 @@ async def start_single(
     game_id = await node.race.start_race([(session.player, session.name)], spec, game_id)
     if spec.saved:
         await node.store.save_game(session.player, game_id, now_ms())
-    if spec.mode != "practice":
+    if spec.mode not in ("practice", "solo"):  # a solo game counts once a move is made (handlers/race.py)
         await node.store.count_start(session.player, spec.variant)
     await node.store.set_player_place(session.player, game=game_id)
     await node.feed.attach(session, game_id, 0, ref=ref)

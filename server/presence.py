@@ -172,7 +172,11 @@ class Presence(Service):
                     return
                 game = await self.race.load(game_id)
                 if game is not None and game.saved:
-                    return  # a saved solo game waits for its player
+                    # A saved solo game waits for its player, its clock stopped from when
+                    # they went (solo_resume leaves the time away out of it).
+                    went = now_ms() - int(self.config.grace_period * 1000)
+                    await self.store.leave_saved_game(game_id, went)
+                    return
                 await self.race.mark_left(game_id, player)
                 return
             except UNREACHABLE:

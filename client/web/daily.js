@@ -117,7 +117,17 @@ export function onSaved(msg) {
     btn.className = "small-btn";
     btn.textContent = "Continue";
     btn.addEventListener("click", () => send({ type: "solo_resume", game: g.game }));
-    li.append(text, btn);
+    // Delete asks once more on the button itself (no dialog to dismiss by mistake).
+    const del = document.createElement("button");
+    del.type = "button";
+    del.className = "small-btn secondary";
+    del.textContent = "Delete";
+    del.setAttribute("aria-label", `Delete the saved ${VARIANT_TITLE[g.variant]} game of ${when}`);
+    del.addEventListener("click", () => {
+      if (del.dataset.armed) send({ type: "saved_delete", game: g.game });
+      else { del.dataset.armed = "1"; del.textContent = "Delete it?"; }
+    });
+    li.append(text, btn, del);
     list.append(li);
   }
 }

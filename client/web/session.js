@@ -54,11 +54,18 @@ export function onSession(msg) {
   if (S.me) S.me.username = msg.username;
 }
 
-// `ok`: leaving a room, the queue or a watched race is done; back to the lobby.
+// `ok`: leaving a room, the queue, a watched race or a saved game is done; back to the
+// lobby (a deleted saved game: its list again).
 export function onOk(msg) {
   if (msg.to === "room_leave") { S.room = null; setMode("lobby"); }
   else if (msg.to === "queue_cancel") { S.queueVariant = null; setMode("lobby"); }
   else if (msg.to === "unwatch") { S.watch = null; setMode("lobby"); }
+  else if (msg.to === "solo_leave") {
+    S.game = null;
+    setMode("lobby");
+    refreshLobby();
+    notify("Game saved, its clock stopped: continue it from Saved games.");
+  } else if (msg.to === "saved_delete") send({ type: "saved_games" });
 }
 
 // `forgotten`: the server erased the player; start afresh with a new identity.

@@ -122,6 +122,8 @@ export function renderGame() {
     : game.status === "playing" ? modeTitle(game)
       : `you ${STATUS_TEXT[game.status]}${game.racers.size > 1 ? " · waiting for the others" : ""}`;
   $("btn-new").hidden = game.mode !== "solo";
+  $("btn-leave-saved").hidden = game.mode !== "solo";     // the page's solo games are all saved
+  $("btn-leave-saved").disabled = !playing;
   $("btn-winnable").hidden = game.mode !== "solo";
   $("key-winnable").hidden = game.mode !== "solo";       // the solver helps in solo games only
   $("btn-winnable").disabled = !playing;
@@ -428,6 +430,7 @@ function onGlobalKey(event) {
 // Bind the game's buttons, the board's pointer and keys, and the page's game keys.
 export function bindTable() {
   $("btn-new").addEventListener("click", newSolo);
+  $("btn-leave-saved").addEventListener("click", () => { if (S.game) send({ type: "solo_leave", game: S.game.id }); });
   $("btn-deal").addEventListener("click", () => gameRequest("deal"));
   $("btn-undo").addEventListener("click", () => gameRequest("undo"));
   $("btn-hint").addEventListener("click", () => gameRequest("hint"));

@@ -14,7 +14,8 @@ state             client messages allowed (plus, everywhere after hello:      le
 ================  ==========================================================  ===================
 CONNECTED         hello, ping, login                                          welcome -> IDLE
 IDLE              room_create, room_join, queue_join, resume, watch,          room -> IN_ROOM,
-                  daily_start, solo_new, solo_replay, solo_resume, rematch    queued -> QUEUED,
+                  daily_start, solo_new, solo_replay, solo_resume, rematch,   queued -> QUEUED,
+                  saved_delete, challenge_new, challenge_take, daily_ghost
                                                                               race_started,
                                                                               batch, snapshot ->
                                                                               RACING, spectate,
@@ -27,8 +28,9 @@ QUEUED            queue_cancel                                                ok
                                                                               queue_timeout ->
                                                                               IDLE, race_started
                                                                               -> RACING
-RACING            move, deal, undo, hint, resign, resume, solo_new,           race_ended -> IDLE
-                  solo_replay, solo_resume, winnable, finish
+RACING            move, deal, undo, hint, resign, resume, solo_new,           race_ended,
+                  solo_replay, solo_resume, solo_leave, winnable, finish      ok(solo_leave) ->
+                                                                              IDLE
 WATCHING          unwatch                                                     ok(unwatch),
                                                                               race_ended -> IDLE
 CLOSED            nothing                                                     (final)
@@ -146,6 +148,7 @@ ALLOWED: Final[Mapping[State, frozenset[str]]] = {
         "solo_replay",
         "solo_resume",
         "rematch",
+        "saved_delete",
         "challenge_new",
         "challenge_take",
         "daily_ghost",
@@ -163,6 +166,7 @@ ALLOWED: Final[Mapping[State, frozenset[str]]] = {
         "solo_new",
         "solo_replay",
         "solo_resume",
+        "solo_leave",
         "winnable",
         "finish",
     },
@@ -184,6 +188,7 @@ TRANSITIONS: Final[Mapping[tuple[State, str], State]] = {
     (State.IDLE, "batch"): State.RACING,
     (State.IDLE, "snapshot"): State.RACING,
     (State.RACING, "race_ended"): State.IDLE,
+    (State.RACING, "ok:solo_leave"): State.IDLE,
     (State.IDLE, "spectate"): State.WATCHING,
     (State.IDLE, "spectate_batch"): State.WATCHING,
     (State.WATCHING, "ok:unwatch"): State.IDLE,

@@ -135,6 +135,18 @@ class SoloResume(Request, tag="solo_resume", frozen=True, kw_only=True):
     game: Id
 
 
+class SoloLeave(Request, tag="solo_leave", frozen=True, kw_only=True):
+    """Leave a saved solo game for now: it stays saved and its clock stops (answered with ok)."""
+
+    game: Id
+
+
+class SavedDelete(Request, tag="saved_delete", frozen=True, kw_only=True):
+    """Delete one of the player's saved solo games (answered with ok); it is not counted."""
+
+    game: Id
+
+
 class SavedGames(Request, tag="saved_games", frozen=True, kw_only=True):
     """List the player's saved solo games in progress."""
 

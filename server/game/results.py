@@ -10,7 +10,7 @@ from ..fairplay import FairPlay
 from ..ratings import RatingService
 from ..runtime.service import Plumbing, Service
 from ..solver import SolverPool, analyze_game
-from ..store import is_ghost
+from ..store import UNREACHABLE, is_ghost
 from .live import LiveGame
 
 __all__ = ["Results"]
@@ -34,6 +34,20 @@ class Results(Service):
         self.ratings = ratings
         self.keep_ms = int(self.config.finished_game_ttl * 1000)
 
+    def solo_played(self, player: str, variant: str) -> None:
+        """Count a solo game as played, at its first move (a game left, deleted or replaced
+        before it counts as none); in the background, after the move's answer, and again
+        once storage is back if it is unreachable just then."""
+        self.tasks.spawn(self._count_start(player, variant))
+
+    async def _count_start(self, player: str, variant: str) -> None:
+        while True:
+            try:
+                await self.store.count_start(player, variant)
+                return
+            except UNREACHABLE:
+                await self.store.health.wait_to_retry()
+
     async def race_done(
         self, game: LiveGame, standings: list[dict[str, Any]], finished: dict[str, int]
     ) -> None:
@@ -54,6 +68,12 @@ class Results(Service):
             if player in forgotten or is_ghost(player):  # a recorded run is nobody's game
                 continue
             won = row["status"] == "finished"
+            if game.mode == "solo" and not int(game.summary.get(player, {}).get("moves", 0)):
+                # Ended before a move: not a game played (no statistics, no recent game); the
+                # analysis still says whether the deal could have been won.
+                await self.store.unsave_game(player, game.game_id)
+                self.tasks.spawn(self._analyze(game, player))
+                continue
             if game.mode != "practice":
                 await self.store.count_finish(
                     player,

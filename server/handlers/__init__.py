@@ -49,7 +49,9 @@ HANDLERS: dict[type[m.Message], Handler] = {
     m.SoloNew: solo.on_solo_new,
     m.SoloReplay: solo.on_solo_replay,
     m.SoloResume: solo.on_solo_resume,
+    m.SoloLeave: solo.on_solo_leave,
     m.SavedGames: solo.on_saved_games,
+    m.SavedDelete: solo.on_saved_delete,
     # daily.py: the daily tournament and its leaderboards
     m.DailyInfo: daily.on_daily_info,
     m.DailyStart: daily.on_daily_start,

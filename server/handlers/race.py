@@ -31,6 +31,10 @@ async def _followed(node: Node, session: Session, game_id: str) -> None:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "resume that game first")
 
 
+FIRST_ACTION = 2
+"""The version of a game's first action (its start is version 1)."""
+
+
 async def _act(node: Node, session: Session, action: BoardAction) -> None:
     assert session.player is not None
     started = asyncio.get_running_loop().time()
@@ -43,6 +47,10 @@ async def _act(node: Node, session: Session, action: BoardAction) -> None:
     node.metrics.moves.accepted += 1
     session.games[action.game] = max(session.games.get(action.game, 0), answer.v)
     session.send(answer)
+    if answer.v == FIRST_ACTION and isinstance(action, PlayMove | DealReserve):
+        game = node.race.games.get(action.game)
+        if game is not None and game.mode == "solo":  # played once a move is made, not at New game
+            node.results.solo_played(session.player, game.variant)
     node.metrics.moves.observe(asyncio.get_running_loop().time() - started)
 
 
@@ -77,6 +85,7 @@ async def on_resume(node: Node, session: Session, message: Resume) -> None:
     """Send a returning racer exactly what they missed (or a snapshot) and follow the game."""
     assert session.player is not None
     game = await node.own_game(session, message.game)
+    await node.race.back_to_saved(game)
     missed = await node.feed.missed_events(game, message.v, session.player)
     if missed is None:
         await node.feed.resume_with_snapshot(session, game, message.ref)

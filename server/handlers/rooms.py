@@ -149,6 +149,7 @@ async def on_rematch(node: Node, session: Session, message: m.Rematch) -> None:
     if not game.ended:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "the race is still on: a rematch comes after it")
     if game.options.rated:
+        require_account(session, "a rated rematch", "open an unrated room")
         await node.fairplay.check_ranked(session.player)
     store = node.store
     ttl_ms = int(node.config.room_ttl * 1000)

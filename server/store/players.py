@@ -198,6 +198,28 @@ class PlayerStore(StoreBase):
         """Return the ids of the player's saved games, newest first."""
         return text_list(await self.redis.zrevrange(f"saved:{player_id}", 0, 199))
 
+    async def leave_saved_game(self, game_id: str, at_ms: int) -> None:
+        """Note when a saved solo game's player left it (its clock stops from then); the
+        first such moment counts until the player comes back."""
+        await self.redis.hsetnx(game_key(game_id, "meta"), "left", at_ms)
+
+    async def back_to_saved_game(self, game_id: str) -> int | None:
+        """Return when the player left a saved solo game, and forget it (they are back);
+        ``None`` if they had not left it."""
+        async with self.redis.pipeline(transaction=True) as pipe:  # one key: one slot
+            pipe.hget(game_key(game_id, "meta"), "left")
+            pipe.hdel(game_key(game_id, "meta"), "left")
+            left, _ = await pipe.execute()
+        return None if left is None else int(left)
+
+    async def delete_saved_game(self, player_id: str, game_id: str) -> None:
+        """Delete a saved solo game, everything of it, and take it off the player's list."""
+        await self.redis.delete(
+            *(game_key(game_id, part) for part in ("meta", "log", f"p:{player_id}", f"m:{player_id}"))
+        )
+        await self.redis.zrem("live", game_id)
+        await self.redis.zrem(f"saved:{player_id}", game_id)
+
     # -- forget me --------------------------------------------------------------------
 
     async def forget_seats(self, player_id: str, game_ids: Sequence[str]) -> None:
@@ -226,9 +248,7 @@ class PlayerStore(StoreBase):
         removed: dict[str, int | bool] = {"identity": bool(record)}
         saved = await self.saved_games(player_id)
         for game_id in saved:
-            keys = [game_key(game_id, part) for part in ("meta", "log", f"p:{player_id}", f"m:{player_id}")]
-            await self.redis.delete(*keys)
-            await self.redis.zrem("live", game_id)
+            await self.delete_saved_game(player_id, game_id)
         removed["saved_games"] = len(saved)
         removed["statistics"] = await self._delete_each(
             [f"stats:{player_id}:{variant}" for variant in variants]

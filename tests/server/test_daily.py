@@ -228,7 +228,9 @@ async def test_statistics_count_games_wins_scores_and_streaks_per_variant(
     final = await play_to_the_end(ann, start, number)
     await ann.expect("race_ended")
     solo = await ann.request({"type": "solo_new", "variant": "wasp"})
-    await ann.request({"type": "resign", "game": solo["game"], "v": solo["v"]})
+    dealt = await ann.request({"type": "deal", "game": solo["game"], "v": solo["v"]})  # played: a move made
+    assert dealt["type"] == "accepted", dealt
+    await ann.request({"type": "resign", "game": solo["game"], "v": dealt["v"]})
     await ann.expect("race_ended", game=solo["game"])
     stats = await eventually(
         ann,

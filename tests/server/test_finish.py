@@ -12,6 +12,7 @@ from protocol.solver import Budget, Verdict, solve_deal
 from protocol.wire.codec import decode_dict
 
 from .conftest import Client, accounts_only, start_race
+from .test_daily import eventually
 
 pytestmark = pytest.mark.asyncio
 
@@ -74,7 +75,8 @@ async def test_finish_plays_the_rest_of_a_solo_game_move_by_move_and_wins_it(
     assert accepted[-1]["status"] == "finished" and accepted[-1]["summary"]["runs"] == 4
     ended = await ann.expect("race_ended")
     assert ended["standings"][0]["status"] == "finished"
-    stats = await ann.request({"type": "stats"})
+    # results are recorded just after the end is published
+    stats = await eventually(ann, {"type": "stats"}, lambda a: a["stats"] and a["stats"][0]["won"] == 1)
     assert stats["stats"][0]["won"] == 1
 
 

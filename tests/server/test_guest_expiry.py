@@ -109,6 +109,8 @@ async def test_a_returning_guest_is_kept_for_the_whole_retention_again(
         ann: Client = await open_client(node, "Ann")
         start = await ann.request({"type": "solo_new", "variant": "scorpion", "save": False})
         assert start["type"] == "race_started"
+        dealt = await ann.request({"type": "deal", "game": start["game"], "v": start["v"]})
+        assert dealt["type"] == "accepted"  # a game played: its statistics are written
         await ann.close()
         keys = [f"player:{ann.player}", token_key(ann.token), f"stats:{ann.player}:scorpion"]
         for key in keys:
