@@ -96,11 +96,36 @@ async def record(url: str, redis_url: str, actions: int, gap: float) -> tuple[st
     return made["code"], offsets
 
 
+async def commit_lateness(redis_url: str, games: list[str], offsets: list[int]) -> list[float]:
+    """Return how late each ghost action was committed by its node (the event's ``at`` in
+    the game's log, less its race's start plus the action's recorded time), in ms: the
+    server's part of the lateness, without the delivery and the bench's own clients."""
+    redis = Redis.from_url(redis_url)
+    out: list[float] = []
+    for game in games:
+        meta = await redis.hget(f"{{g:{game}}}:meta", "start")
+        start, step = int(meta or 0), 0
+        for raw in await redis.lrange(f"{{g:{game}}}:log", 0, -1):
+            event = json.loads(raw)
+            if event.get("player") == "ghost-1" and step < len(offsets):
+                out.append(int(event["at"]) - start - offsets[step])
+                step += 1
+    await redis.aclose()
+    return sorted(out)
+
+
 async def ghosts(
-    urls: list[str], code: str, offsets: list[int], takers: int, pids: list[int], spread: float
+    urls: list[str],
+    redis_url: str,
+    code: str,
+    offsets: list[int],
+    takers: int,
+    pids: list[int],
+    spread: float,
 ) -> dict[str, Any]:
     clients = [await client(urls[i % 2], f"T{i}") for i in range(takers)]
     late: list[tuple[float, float]] = []  # (when the event was due, how late it came), ms
+    answered: list[tuple[float, float]] = []  # (asked -> race start, race start -> answer), ms
     counted = 0
     window: dict[str, float] = {}
     started_all = asyncio.Event()
@@ -109,7 +134,9 @@ async def ghosts(
     async def take(bench: BenchClient, delay: float) -> tuple[str, int]:
         nonlocal counted
         await asyncio.sleep(delay)  # takers who start within ``spread`` seconds of each other
+        asked = now_ms()
         started = await bench.request({"type": "challenge_take", "code": code})
+        answered.append((started["start"] - asked, now_ms() - started["start"]))
         pending[0] -= 1
         if not pending[0]:  # every race has started: the CPU window opens
             window["cpu0"], window["t0"], window["at"] = server_cpu(pids), time.perf_counter(), now_ms()
@@ -137,7 +164,16 @@ async def ghosts(
     for c, (game, v) in zip(clients, played, strict=True):
         await c.request({"type": "resign", "game": game, "v": v})
         await c.ws.close()
-    return {"late": late, "counted": counted, "cpu": cpu, "seconds": seconds, "all_started": window["at"]}
+    committed = await commit_lateness(redis_url, [game for game, _ in played], offsets)
+    return {
+        "late": late,
+        "answered": answered,
+        "committed": committed,
+        "counted": counted,
+        "cpu": cpu,
+        "seconds": seconds,
+        "all_started": window["at"],
+    }
 
 
 async def live(urls: list[str], offsets: list[int], takers: int, pids: list[int]) -> dict[str, Any]:
@@ -211,7 +247,7 @@ async def main(args: argparse.Namespace) -> None:
         try:
             code, offsets = await record(urls[0], redis_url, args.actions, args.gap)
             print(f"challenge {code}: a ghost of {len(offsets)} actions over {offsets[-1] / 1000:.1f} s")
-            g = await ghosts(urls, code, offsets, args.takers, pids, args.spread)
+            g = await ghosts(urls, redis_url, code, offsets, args.takers, pids, args.spread)
             late = sorted(lateness for _, lateness in g["late"])
             steady = sorted(lateness for due, lateness in g["late"] if due >= g["all_started"])
             ghost_cpu = g["cpu"] / max(1, g["counted"])
@@ -220,6 +256,20 @@ async def main(args: argparse.Namespace) -> None:
                 f"{len(late)} ghost events; lateness p50 "
                 f"{percentile(late, 0.5):.1f} ms p99 {percentile(late, 0.99):.1f} ms max {late[-1]:.1f} ms"
             )
+            queued = sorted(a for a, _ in g["answered"])
+            sent = sorted(b for _, b in g["answered"])
+            print(
+                f"  race starts: request to the race's start p50 {percentile(queued, 0.5):.0f} ms "
+                f"max {queued[-1]:.0f} ms; the start to its answer at the taker p50 "
+                f"{percentile(sent, 0.5):.0f} ms p99 {percentile(sent, 0.99):.0f} ms max {sent[-1]:.0f} ms"
+            )
+            committed = g["committed"]
+            if committed:
+                print(
+                    f"  committed by the nodes ({len(committed)} events): lateness p50 "
+                    f"{percentile(committed, 0.5):.1f} ms p99 {percentile(committed, 0.99):.1f} ms "
+                    f"max {committed[-1]:.1f} ms"
+                )
             if steady:
                 print(
                     f"  once every race had started ({len(steady)} events): lateness p50 "

@@ -15,9 +15,9 @@ actions are committed at once and the race ends as a race does.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import heapq
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,7 @@ from ..store.keys import GHOST_PREFIX
 from .live import DONE, LiveGame, game_event, now_ms
 from .race import RaceService
 
-__all__ = ["GhostDriver", "GhostPacer", "ghost_id", "record_run"]
+__all__ = ["GhostClock", "GhostDriver", "GhostPacer", "ghost_id", "record_run"]
 
 log = logging.getLogger("scorpion.ghost")
 
@@ -95,8 +95,56 @@ class GhostPacer:
         return out
 
 
+class GhostClock:
+    """One timer for every ghost a node drives: a heap of ``(due ms, seq, driver)`` under a
+    single ``call_at`` handle, instead of a sleeping task (and a timeout task per wait) per
+    game. When an entry falls due, its driver takes one step (:meth:`GhostDriver.step`)."""
+
+    def __init__(self, clock: Callable[[], int] = now_ms) -> None:
+        self.clock = clock
+        self.heap: list[tuple[int, int, GhostDriver]] = []
+        self.seq = 0
+        self.handle: asyncio.TimerHandle | None = None
+        self.armed_at: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.heap)
+
+    def wake(self, driver: GhostDriver, at_ms: int) -> int:
+        """Have ``driver`` take a step once the clock reads ``at_ms`` (now if it has); return
+        the entry's ticket (a driver steps only for its latest)."""
+        self.seq += 1
+        heapq.heappush(self.heap, (at_ms, self.seq, driver))
+        if self.armed_at is None or at_ms < self.armed_at:
+            self._arm()
+        return self.seq
+
+    def _arm(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle, self.armed_at = None, None
+        if not self.heap:
+            return
+        first = self.heap[0][0]
+        loop = asyncio.get_running_loop()
+        self.handle = loop.call_later(max(0, first - self.clock()) / 1000, self._fire)
+        self.armed_at = first
+
+    def _fire(self) -> None:
+        self.handle, self.armed_at = None, None
+        now = self.clock()
+        while self.heap and self.heap[0][0] <= now:
+            _, ticket, driver = heapq.heappop(self.heap)
+            driver.due(ticket)
+        self._arm()
+
+
 class GhostDriver:
-    """Replay a challenge game's ghosts: each action committed at its recorded time."""
+    """Replay a challenge game's ghosts: each action committed at its recorded time.
+
+    No task of its own while it waits: the node's :class:`GhostClock` wakes it when its next
+    action falls due (or a second later, to see whether the taker's part ended on another
+    node), and it commits what is due in one short-lived task."""
 
     def __init__(
         self,
@@ -105,27 +153,79 @@ class GhostDriver:
         taker: str,
         ghosts: list[dict[str, Any]],
         *,
+        timer: GhostClock,
+        spawn: Callable[[Coroutine[Any, Any, None]], object],
         clock: Callable[[], int] = now_ms,
-        on_late: Callable[[int], None] | None = None,
+        on_done: Callable[[], object] | None = None,
     ) -> None:
         self.race = race
         self.game_id = game_id
         self.taker = taker
         self.pacer = GhostPacer(ghosts)
+        self.timer = timer
+        self.spawn = spawn
         self.clock = clock
-        self.on_late = on_late
-        self.wake = asyncio.Event()
+        self.on_done = on_done
         self.boards: dict[int, Board] = {}
+        self.game: LiveGame | None = None
+        self.busy = False
+        self.again = False
+        self.finished = False
+        self.ticket = 0
+        """The timer entry this driver waits for; older ones are stale."""
+
+    def start(self) -> None:
+        """Load the game and take the first step (in a task of the node's)."""
+        self.busy = True
+        self.spawn(self._run_step(load=True))
 
     def taker_done(self) -> None:
-        """Say the taker's part may be over (checked on the game's copy)."""
-        self.wake.set()
+        """Say the taker's part may be over (checked on the game's copy): step at once."""
+        self.due()
 
-    async def run(self) -> None:
-        """Commit every ghost action at its time, then at once once the taker is done."""
-        game = await self.race.load(self.game_id)
-        if game is None:
+    def due(self, ticket: int = 0) -> None:
+        """Take a step now: for the timer's latest entry (``ticket``), or the taker's end
+        (none). One task at a time."""
+        if self.finished or (ticket and ticket != self.ticket):
             return
+        self.ticket = 0
+        if self.busy:
+            self.again = True
+            return
+        self.busy = True
+        self.spawn(self._run_step(load=False))
+
+    async def _run_step(self, *, load: bool) -> None:
+        try:
+            if load:
+                self.game = await self.race.load(self.game_id)
+            while True:
+                self.again = False
+                wait_until = await self.step()
+                if wait_until is None or not self.again:
+                    break
+        except BaseException:
+            self._finish()
+            raise
+        finally:
+            self.busy = False
+        if wait_until is None:
+            self._finish()
+        else:
+            self.ticket = self.timer.wake(self, wait_until)
+
+    def _finish(self) -> None:
+        if not self.finished:
+            self.finished = True
+            if self.on_done is not None:
+                self.on_done()
+
+    async def step(self) -> int | None:
+        """Commit every action due (all that are left once the taker is done); return when
+        to step next (ms, the clock's), or ``None`` once the ghosts' part is over."""
+        game = self.game
+        if game is None:
+            return None
         while not game.ended:
             taker_done = game.status.get(self.taker) in DONE
             next_at = self.pacer.next_at()
@@ -133,26 +233,22 @@ class GhostDriver:
                 break
             if not taker_done:
                 # Every ghost has played its run (one still playing at its recorded end stays
-                # so): wait for the taker.
-                wait_ms = 1000 if next_at is None else game.start + next_at - self.clock()
-                if wait_ms > 0:
-                    await self._sleep_or_wake(wait_ms)
-                    continue
+                # so): wait for the taker. The taker may end their part on another node, whose
+                # event this node's copy of the game takes in without waking the driver: look
+                # again within a second.
+                now = self.clock()
+                due_at = now + 1000 if next_at is None else game.start + next_at
+                if due_at > now:
+                    return min(due_at, now + 1000)
             elapsed = None if taker_done else self.clock() - game.start
             for index, action in self.pacer.due(elapsed):
-                if not await self._commit(game, index, action, late=not taker_done):
-                    return
+                if not await self._commit(game, index, action):
+                    return None
         if not game.ended:
             await self.race.end_race(self.game_id)  # a ghost still playing at its recorded end
+        return None
 
-    async def _sleep_or_wake(self, wait_ms: int) -> None:
-        """Wait ``wait_ms``, at most a second (the taker may end their part on another node,
-        whose event this node's copy of the game takes in without waking the driver)."""
-        self.wake.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.wake.wait(), min(wait_ms, 1000) / 1000)
-
-    async def _commit(self, game: LiveGame, index: int, action: list[Any], *, late: bool) -> bool:
+    async def _commit(self, game: LiveGame, index: int, action: list[Any]) -> bool:
         offset, kind, verb, move, summary, status = action
         player = ghost_id(index)
         board = self.boards.get(index)
@@ -198,8 +294,6 @@ class GhostDriver:
         if outcome.result != "ok":
             log.info("ghost stopped", extra={"game": game.game_id, "result": outcome.result})
             return False
-        if late and self.on_late is not None:
-            self.on_late(now - (game.start + int(offset)))
         self.race.note_event(game, outcome.version, record)
         self.race.on_event(game.game_id, outcome.version, record)
         return True
