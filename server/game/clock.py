@@ -18,7 +18,7 @@ import json
 from ..store import Store
 from .live import LiveGame, now_ms
 
-__all__ = ["count_outages", "paused_spans"]
+__all__ = ["back_to_saved", "count_outages", "paused_spans"]
 
 
 def paused_spans(meta: dict[str, str]) -> list[tuple[int, int]]:
@@ -40,3 +40,13 @@ async def count_outages(store: Store, game: LiveGame) -> None:
     if spans:
         game.paused = await store.add_pauses(game.game_id, spans)
     game.outages_seen = seen
+
+
+async def back_to_saved(store: Store, game: LiveGame) -> None:
+    """A saved solo game's player is back: the time it was left (``solo_leave``, or the
+    player away past the grace period) is left out of its clock, as an outage is."""
+    if not game.saved:
+        return
+    left = await store.back_to_saved_game(game.game_id)
+    if left is not None:
+        game.paused = await store.add_pauses(game.game_id, [(left, max(left, now_ms()))])

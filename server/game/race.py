@@ -446,15 +446,6 @@ class RaceService:
         self.note_event(game, version, record)
         self.on_event(game.game_id, version, record)
 
-    async def back_to_saved(self, game: LiveGame) -> None:
-        """A saved solo game's player is back: the time it was left (``solo_leave``, or the
-        player away past the grace period) is left out of its clock, as an outage is."""
-        if not game.saved:
-            return
-        left = await self.store.back_to_saved_game(game.game_id)
-        if left is not None:
-            game.paused = await self.store.add_pauses(game.game_id, [(left, max(left, now_ms()))])
-
     async def mark_left(self, game_id: str, player_id: str) -> None:
         """Mark a racer who stayed away past the grace period as having left."""
         game = await self.load(game_id)

@@ -17,6 +17,7 @@ from protocol.wire.message import (
     Undo,
 )
 
+from ..game.clock import back_to_saved
 from ..game.race import BoardAction
 from ..node import Node
 from ..session import Session
@@ -85,7 +86,7 @@ async def on_resume(node: Node, session: Session, message: Resume) -> None:
     """Send a returning racer exactly what they missed (or a snapshot) and follow the game."""
     assert session.player is not None
     game = await node.own_game(session, message.game)
-    await node.race.back_to_saved(game)
+    await back_to_saved(node.store, game)
     missed = await node.feed.missed_events(game, message.v, session.player)
     if missed is None:
         await node.feed.resume_with_snapshot(session, game, message.ref)

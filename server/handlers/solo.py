@@ -9,6 +9,7 @@ from protocol.game.deal import draw_competitive_number
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
+from ..game.clock import back_to_saved
 from ..game.live import GameSpec, LiveGame, now_ms
 from ..launch import start_single
 from ..node import Node
@@ -85,7 +86,7 @@ async def on_solo_resume(node: Node, session: Session, message: m.SoloResume) ->
     if game.ended:
         raise ProtocolError(ErrorCode.GAME_OVER, "that game is over: replay it or start a new one")
     await _leave_other_solo_games(node, session, keep=game.game_id)
-    await node.race.back_to_saved(game)
+    await back_to_saved(node.store, game)
     await node.store.set_player_place(session.player, game=game.game_id)
     await node.feed.resume_with_snapshot(session, game, message.ref)
 
