@@ -44,7 +44,7 @@ async def test_a_fresh_deal_played_first_becomes_a_challenge_a_friend_races_and_
     assert bob.race is not None and bob.race.racers["ghost-1"].summary["moves"] == 1
     await bob.resign()
     await bob.race_ended(taking.game, timeout=10)
-    taken = await ann.wait_for(ChallengeTaken, timeout=10)
+    taken = await ann.wait_for(ChallengeTaken, timeout=30)  # recorded just after the end
     assert taken.entry.player == bob.player
     board = await bob.challenge_board(made.code)
     assert [e.name for e in board.entries] == ["Bob"]
