@@ -143,20 +143,30 @@ class AccountService(Service):
 
     # -- accounts -----------------------------------------------------------------------
 
-    async def register(self, player: str, raw: str, password: str, retention_ms: int) -> tuple[str, str]:
-        """Make a guest an account; return its username and skeleton (``username_taken`` when
-        it, or a look-alike, is another account's)."""
+    async def available(self, raw: str) -> str:
+        """Return a username as prepared, or raise ``username_taken`` when it (or a look-alike)
+        is an account's already (a hint before a passkey is made: ``register`` decides)."""
+        username = prepare_username(raw)
+        if await self.store.player_of_username(skeleton(username)) is not None:
+            raise _taken(username)
+        return username
+
+    async def register(
+        self, player: str, raw: str, password: str | None, retention_ms: int
+    ) -> tuple[str, str]:
+        """Make a guest an account with a password (``None``: its credential is a passkey,
+        stored by the caller); return its username and skeleton (``username_taken`` when it,
+        or a look-alike, is another account's)."""
         username = prepare_username(raw)
         shape = skeleton(username)
         if not await self.store.claim_username(shape, player, retention_ms):
-            raise ProtocolError(
-                ErrorCode.USERNAME_TAKEN,
-                f"the username {username!r}, or one that looks the same, is taken: choose another",
-                field="username",
-            )
+            raise _taken(username)
         try:
-            digest = await asyncio.to_thread(_HASHER.hash, password)
-            await self.store.make_account(player, username, shape, digest)
+            if password is None:
+                await self.store.make_passkey_account(player, username, shape)
+            else:
+                digest = await asyncio.to_thread(_HASHER.hash, password)
+                await self.store.make_account(player, username, shape, digest)
         except BaseException:
             await self.store.release_username(shape, player)
             raise
@@ -203,6 +213,14 @@ class AccountService(Service):
     async def change_password(self, player: str, new_password: str) -> None:
         """Store a new password of an account."""
         await self.store.set_password(player, await asyncio.to_thread(_HASHER.hash, new_password))
+
+
+def _taken(username: str) -> ProtocolError:
+    return ProtocolError(
+        ErrorCode.USERNAME_TAKEN,
+        f"the username {username!r}, or one that looks the same, is taken: choose another",
+        field="username",
+    )
 
 
 def _bad_login() -> ProtocolError:

@@ -68,6 +68,7 @@ class Config:
     username_hold: float = 30 * 24 * 3600.0
     account_login_failures: int = 5
     account_login_lockout: float = 2.0
+    passkey_rp_id: str = ""
     leaderboard_days: int = 30
     spectator_tick: float = 2.0
     spectator_lag: float = 0.005
@@ -148,6 +149,10 @@ _HELP = {
     "account_login_lockout": (
         "seconds of the first lockout after account-login-failures wrong passwords; each further wrong "
         "password doubles it (at most a day)"
+    ),
+    "passkey_rp_id": (
+        "relying party id of passkeys: this site's domain (e.g. example.com), the same on every "
+        "node; default: the host name of the page that opened the websocket"
     ),
     "leaderboard_days": "days past leaderboards and daily attempts are kept",
     "spectator_tick": "seconds between batched spectator-count updates",

@@ -21,6 +21,7 @@ from .game.results import Results
 from .leaderboard import Leaderboards
 from .limits import Limits
 from .matchmaking import Matchmaker
+from .passkeys import PasskeyService
 from .presence import Presence
 from .ratings import RatingService
 from .runtime.service import Plumbing, Service
@@ -66,6 +67,8 @@ class Node(Service):
         )
         self.presence = Presence(plumbing, self.race, self.feed)
         self.accounts = AccountService(plumbing)
+        self.passkeys = PasskeyService(plumbing)
+        """Passkey (WebAuthn) ceremonies: accounts made, extended and logged in with passkeys."""
         self.leaderboards = Leaderboards(plumbing)
         self.limits = Limits(plumbing)
         """Abuse limits per client address (new guests, accounts, failed logins, room codes)."""

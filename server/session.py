@@ -143,6 +143,8 @@ class Session:
         """The account's username; ``None`` for a guest (or before hello)."""
         self.login: str | None = None
         """The id of the session (login) the connection's token belongs to."""
+        self.passkey: Any = None
+        """The passkey ceremony begun on this connection (a ``passkeys.Pending``), if any."""
         self.room: str | None = None
         self.queued: str | None = None
         self.queue_timer: asyncio.Task[None] | None = None

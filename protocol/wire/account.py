@@ -1,14 +1,15 @@
 """The messages of accounts and their sessions: register, log in and out, passwords, sessions.
 
-A guest is what ``hello`` without a token gives; ``register`` turns the guest into an
-account (same player id, history kept), ``login`` (before ``hello``) gives a session token
-of an account to present in ``hello``. Public through :mod:`protocol.wire.message`, which
+A guest is what ``hello`` without a token gives; ``register`` (a password) or
+``passkey_register`` (a passkey) turns the guest into an account (same player id, history
+kept); ``login`` or ``passkey_login`` (before ``hello``) gives a session token of an
+account to present in ``hello``. Public through :mod:`protocol.wire.message`, which
 registers every message.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from msgspec import Meta
 
@@ -25,6 +26,11 @@ MAX_PASSWORD = 256
 Username = Annotated[str, Meta(min_length=1, max_length=MAX_USERNAME)]
 Password = Annotated[str, Meta(max_length=MAX_PASSWORD)]
 Device = Annotated[str, Meta(max_length=64)]
+MAX_CREDENTIAL = 7000
+"""Longest passkey credential, in characters of JSON (a client frame is at most 8 KiB)."""
+Credential = Annotated[str, Meta(min_length=2, max_length=MAX_CREDENTIAL)]
+"""A passkey's answer: the JSON text of the browser's ``PublicKeyCredential.toJSON()``."""
+Options = Annotated[str, Meta(max_length=MAX_CREDENTIAL)]
 
 
 def _check_password(value: str, wire: str) -> None:
@@ -106,3 +112,38 @@ class SessionRevoke(Request, tag="session_revoke", frozen=True, kw_only=True):
     def __post_init__(self) -> None:
         if (self.session is None) == (not self.all):
             raise _bad("session", "must name one session, or be left out with all: true")
+
+
+# -- passkeys (WebAuthn) ------------------------------------------------------------------
+
+
+class PasskeyOptions(Request, tag="passkey_options", frozen=True, kw_only=True):
+    """Ask for the WebAuthn options of a passkey ceremony: register (after hello), login (before)."""
+
+    purpose: Literal["register", "login"]
+    username: Username | None = None
+    """For ``register`` by a guest: the username their account will have (an account adding a
+    passkey, and ``login``, leave it out: a passkey names its own account)."""
+
+
+class PasskeyChallenge(Reply, tag="passkey_challenge", frozen=True, kw_only=True):
+    """Answer passkey_options: WebAuthn options as JSON text, good once on this connection."""
+
+    purpose: Literal["register", "login"]
+    options: Options
+    timeout_ms: Annotated[int, Meta(ge=0, le=600_000)]
+    """How long the challenge is good for."""
+
+
+class PasskeyRegister(Request, tag="passkey_register", frozen=True, kw_only=True):
+    """Send a new passkey: a guest becomes an account (``session``), an account adds one (``ok``)."""
+
+    credential: Credential
+
+
+class PasskeyLogin(Request, tag="passkey_login", frozen=True, kw_only=True):
+    """Before hello: log in with a passkey's signed challenge (answered with ``session``)."""
+
+    credential: Credential
+    device: Device | None = None
+    """What the client calls the device, shown in ``sessions`` (else the connection's User-Agent)."""

@@ -85,6 +85,9 @@ class ErrorCode(StrEnum):
     """The username, or one that looks the same, belongs to another account."""
     BAD_LOGIN = "bad_login"
     """No account has this username, or the password is wrong."""
+    BAD_PASSKEY = "bad_passkey"
+    """The passkey's answer does not verify: no challenge of this connection asked for it,
+    it was answered already, or its signature, origin or relying party is wrong."""
     LOGIN_LOCKED = "login_locked"
     """Too many wrong passwords for the account in a row: logins wait until the lockout ends."""
     BANNED = "banned"

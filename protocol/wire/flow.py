@@ -130,12 +130,14 @@ ANYWHERE: Final = frozenset(
         "password_change",
         "sessions",
         "session_revoke",
+        "passkey_options",
+        "passkey_register",
     }
 )
 """Client messages allowed in every state after hello."""
 
 ALLOWED: Final[Mapping[State, frozenset[str]]] = {
-    State.CONNECTED: frozenset({"hello", "ping", "login"}),
+    State.CONNECTED: frozenset({"hello", "ping", "login", "passkey_options", "passkey_login"}),
     State.IDLE: ANYWHERE
     | {
         "room_create",

@@ -28,6 +28,9 @@ HANDLERS: dict[type[m.Message], Handler] = {
     m.PasswordChange: accounts.on_password_change,
     m.Sessions: accounts.on_sessions,
     m.SessionRevoke: accounts.on_session_revoke,
+    m.PasskeyOptions: accounts.on_passkey_options,
+    m.PasskeyRegister: accounts.on_passkey_register,
+    m.PasskeyLogin: accounts.on_passkey_login,
     # rooms.py: racing a friend, and racing the same players again
     m.RoomCreate: rooms.on_room_create,
     m.RoomJoin: rooms.on_room_join,

@@ -9,6 +9,7 @@ from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.flow import CLOSE_NORMAL
 
+from ..game.live import now_ms
 from ..node import Node
 from ..session import Session
 from .players import device_of
@@ -16,6 +17,9 @@ from .players import device_of
 __all__ = [
     "on_login",
     "on_logout",
+    "on_passkey_login",
+    "on_passkey_options",
+    "on_passkey_register",
     "on_password_change",
     "on_register",
     "on_session_revoke",
@@ -129,3 +133,96 @@ async def on_session_revoke(node: Node, session: Session, message: m.SessionRevo
         )
     await node.store.revoke_sessions(session.player, targets)
     session.send(m.Ok(to="session_revoke", ref=message.ref))
+
+
+# -- passkeys -----------------------------------------------------------------------------
+
+
+async def on_passkey_options(node: Node, session: Session, message: m.PasskeyOptions) -> None:
+    """Begin a passkey ceremony: ``register`` after hello (a guest names its username, an
+    account adds a passkey), ``login`` before hello. The challenge is this connection's."""
+    passkeys = node.passkeys
+    if message.purpose == "login":
+        if session.player is not None:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED, "log in before hello: open a new connection to log in with a passkey"
+            )
+        await node.limits.check(session.address, "login_failed")
+        pending, options = passkeys.begin_login(session)
+    else:
+        if session.player is None:
+            raise ProtocolError(
+                ErrorCode.HELLO_FIRST, "send 'hello' before making a passkey", ref=message.ref
+            )
+        player = session.player
+        if session.username is not None:
+            username = session.username
+        elif message.username is None:
+            raise ProtocolError(
+                ErrorCode.BAD_FIELD,
+                "field 'username' is needed: the username your account will have",
+                field="username",
+            )
+        else:
+            await node.limits.check(session.address, "account")
+            username = await node.accounts.available(message.username)
+        known = list(await node.store.passkeys(player))
+        pending, options = passkeys.begin_register(session, player, username, session.name, known)
+    session.passkey = pending
+    timeout = pending.deadline - now_ms()
+    session.send(
+        m.PasskeyChallenge(purpose=pending.purpose, options=options, timeout_ms=timeout, ref=message.ref)
+    )
+
+
+async def on_passkey_register(node: Node, session: Session, message: m.PasskeyRegister) -> None:
+    """Finish making a passkey: a guest becomes an account with it (a new session, as
+    ``register`` gives), an account keeps one more passkey."""
+    assert session.player is not None
+    pending = node.passkeys.take(session, "register")
+    made = node.passkeys.finish_register(pending, message.credential, device_of(session, None))
+    accounts, player = node.accounts, session.player
+    kept = accounts.retention_ms(True)
+    if session.username is not None:
+        await node.store.save_passkey(player, made.credential, made.record, kept)
+        session.send(m.Ok(to="passkey_register", ref=message.ref))
+        return
+    assert pending.username is not None
+    await node.limits.check(session.address, "account")
+    username, _ = await accounts.register(player, pending.username, None, kept)
+    await node.store.save_passkey(player, made.credential, made.record, kept)
+    with contextlib.suppress(ProtocolError):
+        await node.limits.take(session.address, "account")
+    await node.store.keep_player(player, accounts.retention_ms(False), list(VARIANTS), kept)
+    await _new_session(node, session, username, message.ref, revoke="current")
+
+
+async def on_passkey_login(node: Node, session: Session, message: m.PasskeyLogin) -> None:
+    """Before hello: open a session of the account whose passkey signed the challenge.
+
+    A passkey that does not verify counts as a failed login of the client address."""
+    await node.limits.check(session.address, "login_failed")
+    try:
+        pending = node.passkeys.take(session, "login")
+        player, credential = node.passkeys.claimed(message.credential)
+        stored = (await node.store.passkeys(player)).get(credential)
+        if stored is None or stored.get("rp") != pending.rp_id:
+            raise ProtocolError(
+                ErrorCode.BAD_PASSKEY, "this passkey belongs to no account here (it may have been removed)"
+            )
+        count = node.passkeys.finish_login(pending, message.credential, stored)
+        account = await node.store.account(player)
+        if "username" not in account:
+            raise ProtocolError(ErrorCode.BAD_PASSKEY, "this passkey's account is gone")
+    except ProtocolError as exc:
+        if exc.code is ErrorCode.BAD_PASSKEY:
+            await node.limits.take(session.address, "login_failed")
+        raise
+    kept = node.accounts.retention_ms(True)
+    await node.store.save_passkey(player, credential, stored | {"count": count, "used": now_ms()}, kept)
+    token, sid = await node.accounts.open(player, device_of(session, message.device), account=True)
+    session.send(
+        m.SessionGranted(
+            player=player, username=account["username"], token=token, session=sid, ref=message.ref
+        )
+    )

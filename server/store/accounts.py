@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .base import StoreBase
-from .keys import player_channel, sessions_key, token_key, username_key
+from .keys import passkeys_key, player_channel, sessions_key, token_key, username_key
 from .replies import as_text_or_none, text_map, text_or_none_list
 
 __all__ = ["AccountStore", "SessionRecord"]
@@ -168,6 +168,28 @@ class AccountStore(StoreBase):
     async def set_password(self, player_id: str, password_hash: str) -> None:
         """Store a new password hash of an account."""
         await self.redis.hset(f"player:{player_id}", "password", password_hash)
+
+    # -- passkeys -----------------------------------------------------------------------
+
+    async def passkeys(self, player_id: str) -> dict[str, dict[str, Any]]:
+        """Return a player's passkeys by credential id: public ``key``, signature ``count``,
+        relying party ``rp``, ``device``, ``created`` and last ``used`` (ms)."""
+        raw = text_map(await self.redis.hgetall(passkeys_key(player_id)))
+        return {cid: json.loads(text) for cid, text in raw.items()}
+
+    async def save_passkey(
+        self, player_id: str, credential: str, record: dict[str, Any], ttl_ms: int
+    ) -> None:
+        """Store (or update) a passkey of a player, kept as long as the account."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(passkeys_key(player_id), credential, json.dumps(record, separators=(",", ":")))
+            pipe.pexpire(passkeys_key(player_id), ttl_ms, gt=True)
+            pipe.pexpire(passkeys_key(player_id), ttl_ms, nx=True)
+            await pipe.execute()
+
+    async def make_passkey_account(self, player_id: str, username: str, skeleton: str) -> None:
+        """Make a player an account whose credential is a passkey (no password)."""
+        await self.redis.hset(f"player:{player_id}", mapping={"username": username, "skeleton": skeleton})
 
     # -- login lockout ----------------------------------------------------------------
 

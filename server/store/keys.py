@@ -25,6 +25,7 @@ __all__ = [
     "is_shard_channel",
     "limit_key",
     "live_change",
+    "passkeys_key",
     "player_channel",
     "player_of_channel",
     "rematch_key",
@@ -110,6 +111,11 @@ def token_key(token: str) -> str:
 def sessions_key(player_id: str) -> str:
     """Return the key listing a player's sessions."""
     return f"sessions:{player_id}"
+
+
+def passkeys_key(player_id: str) -> str:
+    """Return the key of a player's passkeys (their public keys, by credential id)."""
+    return f"passkeys:{player_id}"
 
 
 def username_key(skeleton: str) -> str:

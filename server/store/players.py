@@ -8,7 +8,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import StoreBase
-from .keys import FORGOTTEN_NAME, NODES_KEY, game_key, player_channel, sessions_key, username_key
+from .keys import (
+    FORGOTTEN_NAME,
+    NODES_KEY,
+    game_key,
+    passkeys_key,
+    player_channel,
+    sessions_key,
+    username_key,
+)
 from .ratings import rating_key
 from .replies import as_text_or_none, text_list, text_map, text_or_none_list, text_set
 
@@ -59,7 +67,7 @@ class PlayerStore(StoreBase):
         keys = [f"stats:{player_id}:{variant}" for variant in variants]
         keys += [f"saved:{player_id}", f"results:{player_id}", f"boards:{player_id}"]
         keys += [rating_key(player_id, part) for part in ("", "games", "delta")]
-        keys.append(sessions_key(player_id))
+        keys += [sessions_key(player_id), passkeys_key(player_id)]
         return keys
 
     async def rename_player(self, player_id: str, name: str) -> None:
@@ -269,7 +277,7 @@ class PlayerStore(StoreBase):
             renamed += await self._scrub_name(game_id, player_id)
         removed["names_in_finished_games"] = renamed
         keys = [f"player:{player_id}", f"saved:{player_id}", f"boards:{player_id}", f"results:{player_id}"]
-        keys += [f"online:{player_id}", f"login:{player_id}"]
+        keys += [f"online:{player_id}", f"login:{player_id}", passkeys_key(player_id)]
         async with self.redis.pipeline(transaction=False) as pipe:  # the session tokens' keys
             pipe.hvals(sessions_key(player_id))
             (sessions,) = await pipe.execute()

@@ -320,6 +320,8 @@ challenge_boards = st.builds(
 usernames = st.text(alphabet="abcdefghijkmnopqrstuvwxyz0123456789_.-", min_size=1, max_size=32)
 passwords = st.text(min_size=8, max_size=256)
 devices = st.text(max_size=64)
+purposes = st.sampled_from(["register", "login"])
+credentials = st.text(min_size=2, max_size=300)
 session_entries = st.builds(
     SessionEntry, session=ids, device=devices, created=epochs, seen=epochs, current=st.booleans()
 )
@@ -337,6 +339,14 @@ OVERRIDES: dict[tuple[str, str], st.SearchStrategy[Any]] = {
     ("session", "username"): usernames,
     ("session", "session"): ids,
     ("sessions_list", "sessions"): tuples_of(session_entries, 4),
+    ("passkey_options", "purpose"): purposes,
+    ("passkey_options", "username"): st.none() | usernames,
+    ("passkey_challenge", "purpose"): purposes,
+    ("passkey_challenge", "options"): credentials,
+    ("passkey_challenge", "timeout_ms"): st.integers(0, 600_000),
+    ("passkey_register", "credential"): credentials,
+    ("passkey_login", "credential"): credentials,
+    ("passkey_login", "device"): st.none() | devices,
     ("challenge_new", "undo"): st.booleans(),
     ("challenge_new", "hints"): st.booleans(),
     ("challenge_take", "code"): rooms,
