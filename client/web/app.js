@@ -7,8 +7,9 @@
 // docs/web.md). They are layered, each importing only from those before it, so no two
 // import each other:
 //   state -> notice -> link -> screens -> focus -> howto -> table -> daily -> replay -> profile
-//   -> ratings -> results -> challenge -> race, spectate, lobby -> session -> app
+//   -> ratings -> results -> challenge -> race, spectate, lobby, account -> session -> app
 
+import { bindAccount, onPasskeyChallenge, onSessionsList } from "./account.js";
 import {
   bindChallenges, noteChallengeEvent, onChallenge, onChallengeBoard, onChallengeTaken, openLinkedChallenge, resultShown,
 } from "./challenge.js";
@@ -95,7 +96,9 @@ const HANDLERS = {
   stats_info: onStats,               // daily.js
   saved_games_list: onSaved,         // daily.js
   forgotten: onForgotten,            // session.js
-  session: onSession,                // session.js
+  session: onSession,                // session.js, then account.js
+  sessions_list: onSessionsList,     // account.js
+  passkey_challenge: onPasskeyChallenge, // account.js
   analysis: onAnalysis,              // results.js
   winnable_info: onWinnableInfo,     // race.js
   finish_info: onFinishInfo,         // race.js
@@ -129,6 +132,7 @@ function bind() {
   bindProfile();
   bindRatings();
   bindChallenges();
+  bindAccount();
   $("home-link").addEventListener("click", (event) => {
     if (S.mode === "lobby") return;
     event.preventDefault();

@@ -24,9 +24,17 @@ function onOpen() {
   sayHello();
 }
 
+// What the page calls its device in the sessions list: the browser and its system.
+export function deviceName() {
+  const ua = navigator.userAgent;
+  const browser = /Firefox\//.test(ua) ? "Firefox" : /Edg\//.test(ua) ? "Edge" : /Chrom(e|ium)\//.test(ua) ? "Chromium" : /Safari\//.test(ua) ? "Safari" : "Browser";
+  const system = /Android/.test(ua) ? "Android" : /iPhone|iPad/.test(ua) ? "iOS" : /Mac OS X/.test(ua) ? "macOS" : /Windows/.test(ua) ? "Windows" : /Linux/.test(ua) ? "Linux" : "";
+  return system ? `${browser} on ${system}` : browser;
+}
+
 // Say hello: the player's name, and the saved token if there is one.
 export function sayHello() {
-  const hello = { type: "hello", name: myName(), client: "scorpion-web 0.1" };
+  const hello = { type: "hello", name: myName(), client: `scorpion-web 0.1, ${deviceName()}` };
   if (S.token) hello.token = S.token;
   link.send(hello);
 }
@@ -40,7 +48,9 @@ const CLOSE_REASONS = {
 };
 
 function onState(state, event) {
-  if (event && CLOSE_REASONS[event.code]) notify(CLOSE_REASONS[event.code]);
+  if (event && event.code === 1008 && event.reason === "session revoked") {
+    notify("This browser was signed out from another one: playing as a guest.");
+  } else if (event && CLOSE_REASONS[event.code]) notify(CLOSE_REASONS[event.code]);
   const conn = $("conn");
   conn.dataset.state = state;
   conn.textContent = { connecting: "Connecting…", open: "Online", reconnecting: "Reconnecting…", closed: "Offline" }[state];

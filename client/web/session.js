@@ -2,6 +2,7 @@
 // game, room, queue or watched race it was in), the answers `ok` and `forgotten`, and
 // what each refused request undoes before its error is shown.
 
+import { ACCOUNT_REQUESTS, accountRefused, onAccountOk, onAccountSession, openAccount, render } from "./account.js";
 import { refreshLobby } from "./daily.js";
 import { GAME_REQUESTS, link, retryLater, sayHello, send, settleLater } from "./link.js";
 import { joinRoom } from "./lobby.js";
@@ -15,7 +16,8 @@ import { renderGame } from "./table.js";
 // `welcome`: signed in; send what waited, then resume whatever the page was doing.
 export function onWelcome(msg) {
   S.welcomed = true;
-  S.me = { player: msg.player, name: msg.name };
+  S.me = { player: msg.player, name: msg.name, username: msg.username || null };
+  render();                                          // account.js: guest or account
   S.token = msg.token;
   localStorage.setItem("scorpion.token", msg.token);
   localStorage.setItem("scorpion.name", msg.name);
@@ -49,9 +51,7 @@ export function onWelcome(msg) {
 
 // `session`: an account's new session (after register or a password change): keep its token.
 export function onSession(msg) {
-  S.token = msg.token;
-  localStorage.setItem("scorpion.token", msg.token);
-  if (S.me) S.me.username = msg.username;
+  onAccountSession(msg);
 }
 
 // `ok`: leaving a room, the queue, a watched race or a saved game is done; back to the
@@ -66,6 +66,7 @@ export function onOk(msg) {
     refreshLobby();
     notify("Game saved, its clock stopped: continue it from Saved games.");
   } else if (msg.to === "saved_delete") send({ type: "saved_games" });
+  else onAccountOk(msg);                             // account.js: passkey_register, session_revoke, logout
 }
 
 // `forgotten`: the server erased the player; start afresh with a new identity.
@@ -99,6 +100,12 @@ export function onError(msg) {
     default:
       break;
   }
+  if (msg.code === "account_required") {             // ranked play: offer an account right there
+    openAccount(`${ERRORS.account_required} Create an account here (a passkey is one tap), or choose the casual form.`);
+    if (request === "queue_join" && S.mode === "queue") setMode("lobby");
+    return;
+  }
+  if (ACCOUNT_REQUESTS.has(request)) { accountRefused(msg); return; }
   if (request === "rematch") $("btn-rematch").disabled = false;
   if (request === "daily_info") {
     S.daily = null;
