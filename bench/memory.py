@@ -1,10 +1,7 @@
 """Redis memory per guest, per account and per finished game, measured with MEMORY USAGE.
 
-Prints figures; asserts nothing. A guest, a solo game and a two-player race go through a
-real server; an account is written directly in the shape the accounts design gives it
-(an account hash with the username and an argon2id hash, the username's index, and a few
-sessions, each a hash under a hashed token), so its figure is an estimate until accounts
-exist.
+Prints figures; asserts nothing. A guest, a solo game, a two-player race and an account
+(a password, a passkey and a few sessions) go through a real server.
 
 Usage: python bench/memory.py [--sessions 3]
 """
@@ -14,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import json
 import secrets
 import sys
 import tempfile
@@ -29,6 +27,7 @@ from support import BenchClient, start_server, stop_server
 
 from protocol.wire.codec import MSGPACK
 from server.runtime.embedded import EmbeddedRedis
+from tests.server.authenticator import Authenticator
 
 
 async def usage(redis: aioredis.Redis, keys: list[str]) -> dict[str, int]:
@@ -60,43 +59,46 @@ async def open_player(url: str, name: str) -> tuple[Any, BenchClient, dict[str, 
     return ws, client, welcome
 
 
-async def account(redis: aioredis.Redis, sessions: int) -> dict[str, int]:
-    """Write one account as the accounts design shapes it; return its keys' sizes."""
-    player = "p" + secrets.token_hex(8)
-    salt, digest = secrets.token_urlsafe(16)[:22], secrets.token_urlsafe(32)[:43]
-    argon2 = f"$argon2id$v=19$m=65536,t=3,p=4${salt}${digest}"
-    keys = [f"account:{player}", "username:ann.example", f"sessions:{player}"]
-    await redis.hset(
-        f"account:{player}",
-        mapping={
-            "username": "ann.example",
-            "password": argon2,
-            "created": 1780000000000,
-            "changed": 1780000000000,
-        },
+async def account(redis: aioredis.Redis, url: str, sessions: int) -> dict[str, int]:
+    """Make an account through the server: a guest registers with a password, adds a passkey
+    (a software authenticator's), and logs in ``sessions - 1`` more times; return the sizes
+    of its identity, username, sessions, tokens and passkeys (games and ratings aside)."""
+    origin = url.replace("ws://", "http://").rstrip("/")
+    ws = await connect(url, subprotocols=[MSGPACK], additional_headers={"Origin": origin})  # type: ignore[list-item]
+    client = BenchClient(ws)
+    welcome = await client.request({"type": "hello", "name": "Ann"})
+    username = "ann" + secrets.token_hex(4)
+    password = "correct horse battery"
+    granted = await client.request({"type": "register", "username": username, "password": password})
+    assert granted["type"] == "session", granted
+    challenge = await client.request({"type": "passkey_options", "purpose": "register"})
+    added = await client.request(
+        {"type": "passkey_register", "credential": Authenticator(origin).create(challenge["options"])}
     )
-    await redis.set("username:ann.example", player)
-    for index in range(sessions):
-        key = "session:" + hashlib.sha256(secrets.token_bytes(32)).hexdigest()
-        await redis.hset(
-            key,
-            mapping={
-                "player": player,
-                "device": f"Firefox on Linux {index}",
-                "created": 1780000000000,
-                "seen": 1780000000000,
-            },
-        )
-        await redis.sadd(f"sessions:{player}", key[8:])
-        keys.append(key)
-    return await usage(redis, keys)
+    assert added["type"] == "ok", added
+    for index in range(sessions - 1):
+        other = await connect(url, subprotocols=[MSGPACK])  # type: ignore[list-item]
+        login = BenchClient(other)
+        session = {"type": "login", "username": username, "password": password}
+        answer = await login.request({**session, "device": f"Firefox on Linux {index}"})
+        assert answer["type"] == "session", answer
+        await other.close()
+    await ws.close()
+    await asyncio.sleep(0.5)
+    player = welcome["player"]
+    keys = await keys_of(redis, player, granted["token"])
+    shape = await redis.hget(f"player:{player}", "skeleton")
+    keys.append("username:" + hashlib.sha256(str(shape).encode()).hexdigest())
+    for entry in (await redis.hgetall(f"sessions:{player}")).values():
+        keys.append(json.loads(entry)["token"])
+    return await usage(redis, sorted(set(keys)))
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sessions", type=int, default=3, help="sessions of the estimated account")
+    parser.add_argument("--sessions", type=int, default=3, help="sessions the account opens")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         embedded = EmbeddedRedis(Path(tmp) / "redis")
@@ -143,7 +145,8 @@ async def main() -> None:
             await ws1.close()
             await ws2.close()
 
-            show(f"an account with {args.sessions} sessions (estimate)", await account(redis, args.sessions))
+            sizes = await account(redis, url, args.sessions)
+            show(f"an account with a passkey and {args.sessions} sessions (no game played)", sizes)
             print(f"used_memory: {(await redis.info('memory'))['used_memory']} B in all")
         finally:
             await redis.aclose()

@@ -187,7 +187,7 @@ def test_memory_benchmark_prints_the_figures_operations_quotes() -> None:
         "a guest after one finished solo game",
         "a finished solo game's own keys",
         "a finished two-player race's own keys",
-        "an account with 3 sessions (estimate)",
+        "an account with a passkey and 3 sessions (no game played)",
     ):
         found = re.search(rf"^{re.escape(label)}: (\d+) B in (\d+) keys$", out, re.M)
         assert found and int(found.group(1)) > 0, out

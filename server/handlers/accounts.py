@@ -62,12 +62,20 @@ async def on_register(node: Node, session: Session, message: m.Register) -> None
 
 
 async def on_password_change(node: Node, session: Session, message: m.PasswordChange) -> None:
-    """Change the account's password: every session is revoked, this connection gets a new one."""
+    """Change the account's password (or set the first one of an account made with a
+    passkey, ``password`` empty): every session is revoked, this connection gets a new one."""
     assert session.player is not None
     if session.username is None:
         raise ProtocolError(ErrorCode.ACCOUNT_REQUIRED, "a guest has no password: register first")
-    if not await node.accounts.check_password(session.player, message.password):
-        raise ProtocolError(ErrorCode.BAD_LOGIN, "the current password is wrong", field="password")
+    if (await node.store.account(session.player)).get("password"):
+        if not await node.accounts.check_password(session.player, message.password):
+            raise ProtocolError(ErrorCode.BAD_LOGIN, "the current password is wrong", field="password")
+    elif message.password:  # an account made with a passkey sets its first password
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD,
+            "field 'password' must be empty: this account has no password yet (it was made with a passkey)",
+            field="password",
+        )
     await node.accounts.change_password(session.player, message.new_password)
     await _new_session(node, session, session.username, message.ref, revoke="all")
 

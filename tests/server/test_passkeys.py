@@ -85,11 +85,22 @@ async def test_a_guest_makes_an_account_with_a_passkey_and_logs_in_with_it_elsew
     answer = await login.request({"type": "login", "username": "ann_k", "password": "x" * 12})
     assert answer["code"] == "bad_login"
     await login.close()
+    # It sets a first password (no current one to give), for the terminal client.
+    change = {"type": "password_change", "new_password": "x" * 12}
+    wrong = await laptop.request({**change, "password": "guess it"})
+    assert wrong["code"] == "bad_field" and "no password yet" in wrong["message"]
+    first = await laptop.request({**change, "password": ""})
+    assert first["type"] == "session"
+    login = await connected(node)
+    answer = await login.request({"type": "login", "username": "ann_k", "password": "x" * 12})
+    assert answer["type"] == "session" and answer["player"] == ann.player
+    await login.close()
+    assert (await passkey_login(node, key))["type"] == "session"  # the passkey still works
 
     redis = aioredis.from_url(redis_url)
     stored = {k.decode(): json.loads(v) for k, v in (await redis.hgetall(f"passkeys:{ann.player}")).items()}
     (record,) = stored.values()
-    assert set(record) == {"key", "count", "rp", "device", "created", "used"} and record["count"] == 1
+    assert set(record) == {"key", "count", "rp", "device", "created", "used"} and record["count"] == 2
     assert record["used"] > 0 and list(stored) == [b64url(key.passkeys[0].credential)]
     assert await redis.pttl(f"passkeys:{ann.player}") > 0
     await redis.aclose()
