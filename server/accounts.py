@@ -2,10 +2,11 @@
 
 A guest is what ``hello`` without a token gives: a player id and a session whose token is
 kept ``guest_retention``. ``register`` turns the guest into an account (same player id, so
-everything they played stays theirs) with a username and a password; ``login`` gives a
-new session of an account, kept ``session_idle`` unused. A session token presented in
-``hello`` is replaced by a new one at most once a ``session_rotation``; the old one works
-``session_overlap`` longer, so a reconnect that raced the rotation is not logged out.
+everything they played stays theirs) with a username and a password (or a passkey:
+:mod:`server.passkeys`); ``login`` gives a new session of an account, kept
+``session_idle`` unused. A session token presented in ``hello`` is replaced by a new one
+at most once a ``session_rotation``; the old one works ``session_overlap`` longer, so a
+reconnect that raced the rotation is not logged out.
 Only SHA-256 hashes of tokens are stored (decision 17).
 
 Usernames are prepared and compared as RFC 8265's UsernameCaseMapped profile says
@@ -100,7 +101,8 @@ def require_account(session: Session, what: str, casual: str) -> None:
     if session.username is None:
         raise ProtocolError(
             ErrorCode.ACCOUNT_REQUIRED,
-            f"{what} needs an account: register (a username and a password) to keep a rating, or {casual}",
+            f"{what} needs an account: register (a passkey in the browser, or a username and a "
+            f"password) to keep a rating, or {casual}",
         )
 
 

@@ -31,6 +31,10 @@ from tests.server.test_matchmaking import (  # noqa: F401
     test_real_nodes_match_players_of_close_ratings_first_and_anyone_after_the_maximum_wait,
     two_nodes,
 )
+from tests.server.test_passkeys import (  # noqa: F401
+    test_a_guest_makes_an_account_with_a_passkey_and_logs_in_with_it_elsewhere,
+    test_an_account_adds_a_passkey_and_forget_me_removes_it,
+)
 from tests.server.test_race import (  # noqa: F401
     test_a_resign_by_both_ends_the_race_and_reveals_the_deal,
     test_bad_requests_get_their_error_codes,
