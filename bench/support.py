@@ -173,6 +173,7 @@ def start_server(
     # Every simulated player comes from loopback: the per-address limits would stop them.
     env.update({"SCORPION_GUESTS_PER_MINUTE": "1000000", "SCORPION_ROOM_CODES_PER_MINUTE": "1000000"})
     env.update({"SCORPION_ACCOUNTS_PER_DAY": "1000000", "SCORPION_LOGIN_FAILURES": "1000000"})
+    env.update({"SCORPION_LOGINS_PER_MINUTE": "1000000"})
     env.update({f"SCORPION_{k.upper()}": str(v) for k, v in settings.items()})
     command = [sys.executable, "-m", "server.main", "--port", "0", *args]
     if os.environ.get("BENCH_PROFILE"):  # profile the server: BENCH_PROFILE=/tmp/server.prof

@@ -88,12 +88,35 @@ def _rank(c: str) -> tuple[bool, int]:
     return (not c.isascii(), ord(c))
 
 
-def skeleton(username: str) -> str:
-    """Return the look-alike skeleton of a prepared username (UTS #39: decomposed, each
-    character replaced by its class's representative, decomposed again)."""
+@functools.cache
+def _expansions() -> dict[str, str]:
+    """Map a class representative that looks like several characters to them (``m`` to
+    ``rn``, as UTS #39's data has it), each of those a representative too."""
     table = _prototypes()
-    mapped = "".join(table.get(c, c) for c in unicodedata.normalize("NFD", username))
-    return unicodedata.normalize("NFD", mapped)
+    found: dict[str, str] = {}
+    for source, entries in confusables.confusables_data.items():
+        a = source.strip(_MARKS)
+        for entry in entries:
+            b = entry["c"].strip(_MARKS)
+            if len(a) == 1 and len(b) > 1 and table.get(a, a) == a:
+                found.setdefault(a, "".join(table.get(c, c) for c in b))
+    return found
+
+
+def skeleton(username: str) -> str:
+    """Return the look-alike skeleton of a prepared username (after UTS #39: decomposed,
+    each character replaced by its class's representative, or the characters it looks
+    like, decomposed again), without combining marks: a dot or a stroke added to a letter
+    does not make another username."""
+    table, expand = _prototypes(), _expansions()
+    parts = []
+    for c in unicodedata.normalize("NFD", username):
+        if unicodedata.category(c) in ("Mn", "Me"):
+            continue
+        r = table.get(c, c)
+        parts.append(expand.get(r, r))
+    mapped = unicodedata.normalize("NFD", "".join(parts))
+    return "".join(c for c in mapped if unicodedata.category(c) not in ("Mn", "Me"))
 
 
 def require_account(session: Session, what: str, casual: str) -> None:
@@ -158,12 +181,17 @@ class AccountService(Service):
     ) -> tuple[str, str]:
         """Make a guest an account with a password (``None``: its credential is a passkey,
         stored by the caller); return its username and skeleton (``username_taken`` when it,
-        or a look-alike, is another account's)."""
+        or a look-alike, is another account's; ``not_allowed`` when the player is an account
+        already, or becoming one on another connection)."""
         username = prepare_username(raw)
         shape = skeleton(username)
-        if not await self.store.claim_username(shape, player, retention_ms):
-            raise _taken(username)
+        if not await self.store.begin_account(player, shape):
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED, "you are an account already (or becoming one on another connection)"
+            )
         try:
+            if not await self.store.claim_username(shape, player, retention_ms):
+                raise _taken(username)
             if password is None:
                 await self.store.make_passkey_account(player, username, shape)
             else:
@@ -171,44 +199,63 @@ class AccountService(Service):
                 await self.store.make_account(player, username, shape, digest)
         except BaseException:
             await self.store.release_username(shape, player)
+            await self.store.abandon_account(player, shape)
             raise
         return username, shape
 
-    async def check_password(self, player: str, password: str) -> bool:
-        """Tell whether ``password`` is the account's, with the growing lockout: a locked
-        account's logins are refused (``login_locked``) without looking at the password."""
+    async def _locked_out(self, shape: str) -> None:
+        """Refuse (``login_locked``) while the username's lockout lasts."""
         now = now_ms()
-        until = await self.store.login_locked_until(player)
+        until = await self.store.login_locked_until(shape)
         if until > now:
             raise _locked(until - now)
-        account = await self.store.account(player)
-        stored = account.get("password", "")
+
+    async def _wrong(self, shape: str) -> None:
+        """Count a wrong password for a username; raise ``login_locked`` once it locks."""
+        now = now_ms()
+        free, first = self.config.account_login_failures, int(self.config.account_login_lockout * 1000)
+        until = await self.store.login_failed(shape, now, free, first)
+        if until > now:
+            raise _locked(until - now)
+
+    async def _verify(self, player: str, shape: str, stored: str, password: str) -> bool:
+        """Check a password against an account's stored hash, counting a wrong one."""
         try:
             await asyncio.to_thread(_HASHER.verify, stored, password)
         except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
-            free, first = self.config.account_login_failures, int(self.config.account_login_lockout * 1000)
-            until = await self.store.login_failed(player, now, free, first)
-            if until > now:
-                raise _locked(until - now) from None
+            await self._wrong(shape)
             return False
-        await self.store.login_succeeded(player)
+        await self.store.login_succeeded(shape)
         if _HASHER.check_needs_rehash(stored):
             await self.store.set_password(player, await asyncio.to_thread(_HASHER.hash, password))
         return True
 
+    async def check_password(self, player: str, password: str) -> bool:
+        """Tell whether ``password`` is the account's, with the growing lockout: a locked
+        account's logins are refused (``login_locked``) without looking at the password."""
+        account = await self.store.account(player)
+        shape = account.get("skeleton", player)
+        await self._locked_out(shape)
+        return await self._verify(player, shape, account.get("password", ""), password)
+
     async def login(self, raw: str, password: str) -> tuple[str, str]:
         """Return the player id and username of an account whose password this is; else
-        ``bad_login`` (the same for an unknown username and a wrong password)."""
+        ``bad_login``. An unknown username, an account without a password and a wrong
+        password look the same: the same answer, an argon2 hash's time, and the same
+        lockout after wrong tries (it is kept per username, known or not)."""
         try:
             shape = skeleton(prepare_username(raw))
         except ProtocolError:
-            shape = ""
-        player = await self.store.player_of_username(shape) if shape else None
-        if player is None:
+            shape = "\x00" + raw.casefold()  # no username can have it: counted apart
+        await self._locked_out(shape)
+        player = await self.store.player_of_username(shape)
+        account = await self.store.account(player) if player else {}
+        stored = account.get("password")
+        if player is None or not stored:
             await asyncio.to_thread(_HASHER.hash, password)  # as long as a wrong password takes
+            await self._wrong(shape)
             raise _bad_login()
-        account = await self.store.account(player)
-        if not account.get("password") or not await self.check_password(player, password):
+        if not await self._verify(player, shape, stored, password):
             raise _bad_login()
         return player, account["username"]
 
@@ -233,5 +280,5 @@ def _locked(wait_ms: int) -> ProtocolError:
     seconds = max(1, -(-wait_ms // 1000))
     return ProtocolError(
         ErrorCode.LOGIN_LOCKED,
-        f"too many wrong passwords for this account: try again in {seconds} s",
+        f"too many wrong passwords for this username: try again in {seconds} s",
     )

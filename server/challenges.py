@@ -16,6 +16,7 @@ from typing import Any
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
+from .accounts import require_account
 from .daily import DailyService
 from .game.feed import GameFeed
 from .game.ghost import GhostClock, GhostDriver, ghost_id, record_run
@@ -159,6 +160,8 @@ class ChallengeService(Service):
         """Start practice of today's deal against one board player's ranked run."""
         assert session.player is not None
         date, variant = self.daily.today(), message.variant
+        # A guest is free to make: its practice would hand the leader's run to an account.
+        require_account(session, "racing today's ghosts", "race them once the day is over, in its replays")
         _, done = await self.daily.attempt_over(date, variant, session.player)
         if not done:
             raise ProtocolError(

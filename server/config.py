@@ -82,6 +82,7 @@ class Config:
     guests_per_minute: int = 30
     accounts_per_day: int = 5
     room_codes_per_minute: int = 10
+    logins_per_minute: int = 20
     login_failures: int = 5
     login_lockout: float = 60.0
     login_lockout_max: float = 3600.0
@@ -181,6 +182,9 @@ _HELP = {
     "room_codes_per_minute": (
         "room codes naming no open room one client address may try in a minute (joining or "
         "watching by code); past it, rate_limited"
+    ),
+    "logins_per_minute": (
+        "logins (right or wrong, password or passkey) one client address may try in a minute"
     ),
     "login_failures": "failed logins from one client address before it is locked out",
     "login_lockout": "seconds of the first lockout after failed logins; each next one lasts twice as long",

@@ -10,6 +10,9 @@ every node of a deployment shares them:
 ``room_code``
     room codes that name no open room (joining or watching by code):
     ``--room-codes-per-minute``.
+``login``
+    logins tried (with a password or a passkey, right or wrong): ``--logins-per-minute``,
+    so that nobody keeps the password hashing busy for others.
 ``login_failed``
     failed logins: after ``--login-failures`` of them the address is locked out for
     ``--login-lockout`` seconds, each next lockout twice as long, up to
@@ -32,8 +35,8 @@ from .runtime.service import Plumbing, Service
 
 __all__ = ["KINDS", "Kind", "Limits", "subject_of"]
 
-Kind = Literal["guest", "account", "room_code", "login_failed"]
-KINDS: tuple[Kind, ...] = ("guest", "account", "room_code", "login_failed")
+Kind = Literal["guest", "account", "room_code", "login", "login_failed"]
+KINDS: tuple[Kind, ...] = ("guest", "account", "room_code", "login", "login_failed")
 MINUTE_MS = 60_000
 DAY_MS = 24 * 3600 * 1000
 
@@ -41,6 +44,7 @@ _REFUSALS: dict[str, str] = {
     "guest": "too many new players from your address: wait a moment, or say hello with your token",
     "account": "too many new accounts from your address today",
     "room_code": "too many room codes that name no room from your address: check the code",
+    "login": "too many logins from your address",
     "login_failed": "too many failed logins from your address",
 }
 
@@ -68,6 +72,7 @@ class Limits(Service):
             "guest": (config.guests_per_minute, MINUTE_MS),
             "account": (config.accounts_per_day, DAY_MS),
             "room_code": (config.room_codes_per_minute, MINUTE_MS),
+            "login": (config.logins_per_minute, MINUTE_MS),
         }
         """Kind -> (requests allowed, window in ms)."""
 
@@ -93,6 +98,11 @@ class Limits(Service):
             allowed, window = self.counted[kind]
             wait = await self.store.count_hit(kind, subject_of(address), allowed, window)
         self._refuse_if(kind, wait)
+
+    async def give_back(self, address: str, kind: Kind) -> None:
+        """Uncount one ``kind`` request taken by :meth:`take` that turned out not to count
+        (an account whose username was taken)."""
+        await self.store.uncount_hit(kind, subject_of(address))
 
     async def check(self, address: str, kind: Kind) -> None:
         """Refuse (as :meth:`take` would) if the address is over the limit now, without

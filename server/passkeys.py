@@ -76,6 +76,28 @@ class NewPasskey:
     record: dict[str, Any]
 
 
+_REASONS = (
+    ("sign count", "its signature counter went backwards (a copied authenticator?)"),
+    ("origin", "it was made for another site's page"),
+    ("rp id", "it was made for another site"),
+    ("challenge", "it answers another challenge"),
+    ("type", "it answers the other kind of ceremony (register or login)"),
+    ("present", "the user was not present"),
+    ("signature", "its signature is wrong"),
+    ("public key", "its public key cannot be used"),
+    ("json", "it is not a credential's JSON"),
+)
+"""The library's failures, by a word of its message, in the protocol's own words."""
+
+
+def _why(exc: Exception) -> str:
+    text = str(exc).lower()
+    for word, reason in _REASONS:
+        if word in text:
+            return reason
+    return "it is not a valid credential"
+
+
 def _bad(why: str) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_PASSKEY, f"the passkey's answer does not verify: {why}")
 
@@ -156,8 +178,8 @@ class PasskeyService(Service):
                 expected_origin=pending.origin,
             )
         except (wa_errors.InvalidJSONStructure, wa_errors.InvalidRegistrationResponse) as exc:
-            raise _bad(str(exc) or type(exc).__name__) from None
-        except (ValueError, KeyError, TypeError) as exc:
+            raise _bad(_why(exc)) from None
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
             raise _bad(f"not a registration credential ({type(exc).__name__})") from None
         record = {
             "key": b64url(verified.credential_public_key),
@@ -174,8 +196,10 @@ class PasskeyService(Service):
         """Return the player (user handle) and credential id a login answer names, unverified."""
         try:
             parsed = parse_authentication_credential_json(credential)
-        except (wa_errors.InvalidJSONStructure, wa_errors.InvalidAuthenticationResponse, ValueError) as exc:
-            raise _bad(str(exc) or "not an authentication credential") from None
+        except (wa_errors.InvalidJSONStructure, wa_errors.InvalidAuthenticationResponse) as exc:
+            raise _bad(_why(exc)) from None
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            raise _bad(f"not an authentication credential ({type(exc).__name__})") from None
         handle = parsed.response.user_handle
         if not handle:
             raise _bad("the passkey named no account (it is not a passkey of this site)")
@@ -198,7 +222,7 @@ class PasskeyService(Service):
                 credential_current_sign_count=int(record["count"]),
             )
         except (wa_errors.InvalidJSONStructure, wa_errors.InvalidAuthenticationResponse) as exc:
-            raise _bad(str(exc) or type(exc).__name__) from None
-        except (ValueError, KeyError, TypeError) as exc:
+            raise _bad(_why(exc)) from None
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
             raise _bad(f"not an authentication credential ({type(exc).__name__})") from None
         return int(verified.new_sign_count)

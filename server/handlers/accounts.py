@@ -30,10 +30,12 @@ __all__ = [
 async def on_login(node: Node, session: Session, message: m.Login) -> None:
     """Before hello: open a session of the account whose username and password these are.
 
-    Failed logins are limited per client address too (``login_failed``): after a few, the
-    address is locked out for a while, each lockout longer, whatever account it tries.
+    Logins are limited per client address (``login``: so many a minute, right or wrong),
+    and failed ones too (``login_failed``): after a few, the address is locked out for a
+    while, each lockout longer, whatever account it tries.
     """
     await node.limits.check(session.address, "login_failed")
+    await node.limits.take(session.address, "login")
     try:
         player, username = await node.accounts.login(message.username, message.password)
     except ProtocolError as exc:
@@ -52,13 +54,45 @@ async def on_register(node: Node, session: Session, message: m.Register) -> None
     if session.username is not None:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, f"you are the account {session.username!r} already")
     player, accounts = session.player, node.accounts
-    await node.limits.check(session.address, "account")  # new accounts a day from one address
     kept = accounts.retention_ms(True)
-    username, _ = await accounts.register(player, message.username, message.password, kept)
-    with contextlib.suppress(ProtocolError):  # counted once made (a taken name costs nothing)
-        await node.limits.take(session.address, "account")
+    username = await _made_account(node, session, message.username, message.password)
     await node.store.keep_player(player, accounts.retention_ms(False), list(VARIANTS), kept)
     await _new_session(node, session, username, message.ref, revoke="current")
+
+
+async def _made_account(node: Node, session: Session, raw: str, password: str | None) -> str:
+    """Make the session's guest an account (a password, or ``None`` for a passkey the
+    caller stores); return its username. New accounts a day from one address are counted
+    before (so that registrations at once cannot pass the limit together), and a
+    registration that fails (a username taken) is given back."""
+    assert session.player is not None
+    await node.limits.take(session.address, "account")
+    try:
+        username, _ = await node.accounts.register(
+            session.player, raw, password, node.accounts.retention_ms(True)
+        )
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await node.limits.give_back(session.address, "account")
+        raise
+    return username
+
+
+RECENT_SIGN_IN_MS = 10 * 60_000
+"""How recent a session's sign-in must be to add a credential (a passkey, a first password)."""
+
+
+async def _require_recent_sign_in(node: Node, session: Session, what: str) -> None:
+    """Refuse ``what`` unless this connection's session was opened in the last few minutes:
+    a token copied from an old session cannot add a credential and keep the account."""
+    assert session.player is not None
+    entry = (await node.store.sessions(session.player)).get(session.login or "")
+    if entry is None or now_ms() - int(entry["created"]) > RECENT_SIGN_IN_MS:
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED,
+            f"{what} needs a recent sign-in: sign in again, then retry within "
+            f"{RECENT_SIGN_IN_MS // 60_000} minutes",
+        )
 
 
 async def on_password_change(node: Node, session: Session, message: m.PasswordChange) -> None:
@@ -68,7 +102,9 @@ async def on_password_change(node: Node, session: Session, message: m.PasswordCh
     if session.username is None:
         raise ProtocolError(ErrorCode.ACCOUNT_REQUIRED, "a guest has no password: register first")
     if (await node.store.account(session.player)).get("password"):
+        await node.limits.check(session.address, "login_failed")
         if not await node.accounts.check_password(session.player, message.password):
+            await node.limits.take(session.address, "login_failed")
             raise ProtocolError(ErrorCode.BAD_LOGIN, "the current password is wrong", field="password")
     elif message.password:  # an account made with a passkey sets its first password
         raise ProtocolError(
@@ -76,6 +112,8 @@ async def on_password_change(node: Node, session: Session, message: m.PasswordCh
             "field 'password' must be empty: this account has no password yet (it was made with a passkey)",
             field="password",
         )
+    else:
+        await _require_recent_sign_in(node, session, "setting a first password")
     await node.accounts.change_password(session.player, message.new_password)
     await _new_session(node, session, session.username, message.ref, revoke="all")
 
@@ -151,6 +189,12 @@ async def on_passkey_options(node: Node, session: Session, message: m.PasskeyOpt
     account adds a passkey), ``login`` before hello. The challenge is this connection's."""
     passkeys = node.passkeys
     if message.purpose == "login":
+        if message.username is not None:
+            raise ProtocolError(
+                ErrorCode.BAD_FIELD,
+                "field 'username' is for register only: a passkey login names no username",
+                field="username",
+            )
         if session.player is not None:
             raise ProtocolError(
                 ErrorCode.NOT_ALLOWED, "log in before hello: open a new connection to log in with a passkey"
@@ -164,6 +208,7 @@ async def on_passkey_options(node: Node, session: Session, message: m.PasskeyOpt
             )
         player = session.player
         if session.username is not None:
+            await _require_recent_sign_in(node, session, "adding a passkey")
             username = session.username
         elif message.username is None:
             raise ProtocolError(
@@ -196,11 +241,8 @@ async def on_passkey_register(node: Node, session: Session, message: m.PasskeyRe
         session.send(m.Ok(to="passkey_register", ref=message.ref))
         return
     assert pending.username is not None
-    await node.limits.check(session.address, "account")
-    username, _ = await accounts.register(player, pending.username, None, kept)
+    username = await _made_account(node, session, pending.username, None)
     await node.store.save_passkey(player, made.credential, made.record, kept)
-    with contextlib.suppress(ProtocolError):
-        await node.limits.take(session.address, "account")
     await node.store.keep_player(player, accounts.retention_ms(False), list(VARIANTS), kept)
     await _new_session(node, session, username, message.ref, revoke="current")
 
@@ -210,6 +252,7 @@ async def on_passkey_login(node: Node, session: Session, message: m.PasskeyLogin
 
     A passkey that does not verify counts as a failed login of the client address."""
     await node.limits.check(session.address, "login_failed")
+    await node.limits.take(session.address, "login")
     try:
         pending = node.passkeys.take(session, "login")
         player, credential = node.passkeys.claimed(message.credential)

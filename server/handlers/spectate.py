@@ -17,6 +17,7 @@ from protocol.wire.message import (
     Watch,
 )
 
+from ..accounts import require_account
 from ..game.live import LiveGame
 from ..game.replay import replay_log, replay_positions
 from ..node import Node
@@ -72,6 +73,9 @@ async def on_watch(node: Node, session: Session, message: Watch) -> None:
         raise ProtocolError(ErrorCode.SPECTATING_FORBIDDEN, "this race's host does not allow spectators")
     if session.player in game.status:
         raise ProtocolError(ErrorCode.SPECTATING_FORBIDDEN, "you cannot watch a race you are in")
+    if game.daily is not None:
+        # A guest is free to make: one watching today's deal could pass it on to an account.
+        require_account(session, "watching a game of today's daily deal", "watch it once the day is over")
     if not await node.daily.may_see(session.player, game.daily, game.variant):
         # No ghosting (decision 14): a daily game shows the day's deal, which everyone plays.
         raise ProtocolError(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .base import StoreBase
-from .keys import passkeys_key, player_channel, sessions_key, token_key, username_key
+from .keys import login_key, passkeys_key, player_channel, sessions_key, token_key, username_key
 from .replies import as_text_or_none, text_map, text_or_none_list
 
 __all__ = ["AccountStore", "SessionRecord"]
@@ -193,22 +193,36 @@ class AccountStore(StoreBase):
 
     # -- login lockout ----------------------------------------------------------------
 
-    async def login_locked_until(self, player_id: str) -> int:
-        """Return when (ms) the account's lockout ends (0: not locked)."""
-        return int(as_text_or_none(await self.redis.hget(f"login:{player_id}", "until")) or 0)
+    async def login_locked_until(self, skeleton: str) -> int:
+        """Return when (ms) a username's lockout ends (0: not locked)."""
+        return int(as_text_or_none(await self.redis.hget(login_key(skeleton), "until")) or 0)
 
-    async def login_failed(self, player_id: str, now_ms: int, free: int, first_ms: int) -> int:
-        """Count a wrong password; past ``free`` in a row the account is locked out for
+    async def login_failed(self, skeleton: str, now_ms: int, free: int, first_ms: int) -> int:
+        """Count a wrong password for a username; past ``free`` in a row it is locked out for
         ``first_ms``, doubled by each further one (at most a day). Return the lockout's end."""
-        key = f"login:{player_id}"
+        key = login_key(skeleton)
         failures = int(await self.redis.hincrby(key, "failures", 1))
         until = 0
         if failures >= free:
-            until = now_ms + min(86_400_000, first_ms * 2 ** (failures - free))
+            until = now_ms + min(86_400_000, first_ms * 2 ** min(failures - free, 40))
             await self.redis.hset(key, "until", until)
         await self.redis.pexpire(key, max(until - now_ms, 0) + 86_400_000)
         return until
 
-    async def login_succeeded(self, player_id: str) -> None:
-        """Forget an account's wrong passwords."""
-        await self.redis.delete(f"login:{player_id}")
+    async def login_succeeded(self, skeleton: str) -> None:
+        """Forget a username's wrong passwords."""
+        await self.redis.delete(login_key(skeleton))
+
+    # -- accounts in the making ----------------------------------------------------------
+
+    async def begin_account(self, player_id: str, skeleton: str) -> bool:
+        """Mark a player as becoming an account; ``False`` if it is one, or is becoming one
+        on another connection (two registrations of one guest at once)."""
+        return bool(await self.redis.hsetnx(f"player:{player_id}", "skeleton", skeleton))
+
+    async def abandon_account(self, player_id: str, skeleton: str) -> None:
+        """Undo :meth:`begin_account` for an account that was not made."""
+        key = f"player:{player_id}"
+        fields = text_or_none_list(await self.redis.hmget(key, ["skeleton", "username"]))
+        if fields[0] == skeleton and fields[1] is None:
+            await self.redis.hdel(key, "skeleton")

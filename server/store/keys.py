@@ -25,6 +25,7 @@ __all__ = [
     "is_shard_channel",
     "limit_key",
     "live_change",
+    "login_key",
     "passkeys_key",
     "player_channel",
     "player_of_channel",
@@ -111,6 +112,12 @@ def token_key(token: str) -> str:
 def sessions_key(player_id: str) -> str:
     """Return the key listing a player's sessions."""
     return f"sessions:{player_id}"
+
+
+def login_key(skeleton: str) -> str:
+    """Return the key of a username's wrong passwords and lockout (by its skeleton's
+    SHA-256: a username nobody has is counted the same way)."""
+    return "login:" + hashlib.sha256(skeleton.encode()).hexdigest()
 
 
 def passkeys_key(player_id: str) -> str:

@@ -30,6 +30,12 @@ class LimitStore(StoreBase):
             self._count_script = self._script(scripts.LIMIT_COUNT)
         return int(await self._count_script(keys=[limit_key(kind, subject)], args=[window_ms, limit]))
 
+    async def uncount_hit(self, kind: str, subject: str) -> None:
+        """Take back one counted request of ``subject`` (never below zero)."""
+        key = limit_key(kind, subject)
+        if int(await self.redis.decr(key)) < 0:
+            await self.redis.delete(key)
+
     async def hits_wait(self, kind: str, subject: str, limit: int) -> int:
         """Return the ms until ``subject`` may make one more ``kind`` request (0: now)."""
         if self._peek_script is None:

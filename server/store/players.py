@@ -12,6 +12,7 @@ from .keys import (
     FORGOTTEN_NAME,
     NODES_KEY,
     game_key,
+    login_key,
     passkeys_key,
     player_channel,
     sessions_key,
@@ -277,7 +278,9 @@ class PlayerStore(StoreBase):
             renamed += await self._scrub_name(game_id, player_id)
         removed["names_in_finished_games"] = renamed
         keys = [f"player:{player_id}", f"saved:{player_id}", f"boards:{player_id}", f"results:{player_id}"]
-        keys += [f"online:{player_id}", f"login:{player_id}", passkeys_key(player_id)]
+        keys += [f"online:{player_id}", passkeys_key(player_id)]
+        if record.get("skeleton"):
+            keys.append(login_key(record["skeleton"]))
         async with self.redis.pipeline(transaction=False) as pipe:  # the session tokens' keys
             pipe.hvals(sessions_key(player_id))
             (sessions,) = await pipe.execute()

@@ -102,6 +102,10 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     eve: Client = await open_client(node, "Eve")
     carl: Client = await open_client(node, "Carl", account=True)
     assert (await ann.request({"type": "sessions"}))["type"] == "sessions_list"
+    page_origin = {"Origin": node.url.replace("ws://", "http://").rstrip("/")}
+    fay_page: Client = await open_client(node, "Fay", headers=page_origin, account=False)
+    asked = await fay_page.request({"type": "passkey_options", "purpose": "register", "username": "fay_p"})
+    assert asked["type"] == "passkey_challenge"
     await carl.request({"type": "games_list", "subscribe": True})
     await ann.request({"type": "ping"})
     room, start, bob_start = await start_race(ann, bob, {"rated": True})  # no undo, no hints
@@ -178,7 +182,7 @@ async def test_every_server_example_of_the_document_matches_a_real_frame_field_f
     assert (await ann.request({"type": "room_join", "room": "ZZZZZZ"}))["type"] == "error"
     assert (await dave.request({"type": "forget_me"}))["type"] == "forgotten"
 
-    real = received(ann, bob, eve, carl, dave, fay, other)
+    real = received(ann, bob, eve, carl, dave, fay, other, fay_page)
     examples = [e for e in doc_examples() if e["type"] in SERVER_TYPES]
     assert {e["type"] for e in examples} == set(SERVER_TYPES), "every server message has an example"
     for example in examples:
@@ -226,6 +230,7 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
             assert answer["ref"] == 7
             got[answer["code"]] = answer
     assert {"bad_login", "login_locked"} <= set(got)
+    await ask(bob, {"type": "passkey_register", "credential": "{}"}, "bad_passkey")  # no challenge asked
     await ask(ann, {"type": "ping", "extra": 1}, "bad_field")
     await ask(ann, {"type": "hello", "name": "Ann"}, "not_allowed")
     await ask(ann, {"type": "solo_started"}, "unavailable")  # a reserved name
