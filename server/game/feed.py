@@ -420,15 +420,25 @@ class GameFeed(Service):
         """
         while True:
             await asyncio.sleep(self.config.spectator_tick if tick is None else tick)
+            counts: list[tuple[LiveGame, int]] = []
             for game_id in list(self.followed):
                 game = self.race.games.get(game_id)
                 if game is None or game.ended:
                     self.spectator_totals.pop(game_id, None)
                     continue
-                here = self.spectator_count(game_id)
-                try:
-                    total = await self.store.set_spectators(game_id, self.node_name, here)
-                except Exception:
+                counts.append((game, self.spectator_count(game_id)))
+            # Every game's count at once (one write to Redis), rather than a round trip each.
+            totals = await asyncio.gather(
+                *(self.store.set_spectators(game.game_id, self.node_name, here) for game, here in counts),
+                return_exceptions=True,
+            )
+            for (game, here), total in zip(counts, totals, strict=True):
+                game_id = game.game_id
+                if game_id not in self.followed:
+                    continue  # forgotten meanwhile (maybe_forget has taken its count off)
+                if isinstance(total, BaseException):
+                    if not isinstance(total, Exception):
+                        raise total
                     self.metrics.redis_errors.inc()
                     continue
                 self.spectators_reported[game_id] = here
