@@ -116,6 +116,27 @@ class GameFeed(Service):
                     continue
             session.deliver(game_id, version, event, spectator=False)
 
+    async def attach_started(
+        self, session: Session, game: LiveGame, first: dict[str, Any], ref: Any = None
+    ) -> None:
+        """Make a racer's connection follow a game this node has just started (:meth:`RaceService.open_race`
+        with ``follow``: the node is marked as its follower already) and answer ``ref`` with
+        its first event, without reading back what was written.
+
+        Nothing can have been committed to the game before this (nobody else knows its id
+        yet), so subscribing to its channel misses nothing.
+        """
+        game = self.race.adopt(game)
+        game.listeners.add(session)
+        session.games[game.game_id] = 1
+        if game.game_id not in self.followed:
+            self.followed.add(game.game_id)
+            await self.hub.subscribe(game_channel(game.game_id), self._on_game_event)
+        self.race.note_event(game, 1, first)
+        answer = project(game, 1, first, session.player)
+        if answer is not None:
+            session.send(answer.answering(ref))
+
     async def listen_as_racer(self, session: Session, game: LiveGame, version: int) -> None:
         """Make a racer's connection follow a game whose events up to ``version`` it has."""
         session.games[game.game_id] = version

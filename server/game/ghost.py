@@ -174,10 +174,15 @@ class GhostDriver:
         self.ticket = 0
         """The timer entry this driver waits for; older ones are stale."""
 
-    def start(self) -> None:
-        """Load the game and take the first step (in a task of the node's)."""
-        self.busy = True
-        self.spawn(self._run_step(load=True))
+    def start(self, game: LiveGame) -> None:
+        """Wait on the timer for the first action of ``game`` (the node's copy of it, just
+        started here: its ``start`` is the taker's too)."""
+        self.game = game
+        first = self.pacer.next_at()
+        if first is None:
+            self.due()
+        else:
+            self.ticket = self.timer.wake(self, game.start + first)
 
     def taker_done(self) -> None:
         """Say the taker's part may be over (checked on the game's copy): step at once."""
@@ -193,12 +198,10 @@ class GhostDriver:
             self.again = True
             return
         self.busy = True
-        self.spawn(self._run_step(load=False))
+        self.spawn(self._run_step())
 
-    async def _run_step(self, *, load: bool) -> None:
+    async def _run_step(self) -> None:
         try:
-            if load:
-                self.game = await self.race.load(self.game_id)
             while True:
                 self.again = False
                 wait_until = await self.step()
