@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from protocol.game import Board, move_json
 from protocol.wire.codec import decode_dict
 from protocol.wire.message import Options
-from server.game.ghost import GhostPacer, record_run
+from server.game.ghost import GhostClock, GhostPacer, record_run
 from server.game.live import GameSpec
 from server.game.opening import open_game, restart, save_restart
 from server.store import Store
@@ -48,6 +48,33 @@ def test_the_pacer_gives_each_ghost_action_once_its_recorded_time_has_passed_in_
     assert [(i, a[0]) for i, a in pacer.due(clock)] == [(0, 900), (1, 900)]
     assert pacer.due(None) == [(0, pacer.ghosts[0]["actions"][2])]  # the taker is done: the rest at once
     assert pacer.next_at() is None
+
+
+async def test_the_ghosts_clock_steps_a_crowd_due_at_once_in_batches_in_due_order() -> None:
+    now = 1000  # an injected clock
+    clock = GhostClock(lambda: now, batch=32)
+    stepped: list[tuple[int, int]] = []  # (loop turn, driver)
+    turn = 0
+
+    class Driver:  # what the clock asks of a ghost driver: a step for its ticket
+        def __init__(self, number: int) -> None:
+            self.number = number
+
+        def due(self, ticket: int) -> None:
+            stepped.append((turn, self.number))
+
+    for number in range(100):
+        clock.wake(Driver(number), 1000 - number % 3)  # type: ignore[arg-type]
+    clock.wake(Driver(100), 5000)  # type: ignore[arg-type]
+    while len(stepped) < 100:
+        turn += 1
+        await asyncio.sleep(0)
+    per_turn = [sum(1 for t, _ in stepped if t == n) for n in range(1, turn + 1)]
+    assert max(per_turn) <= 32 and sum(per_turn) == 100, per_turn
+    assert len([n for n in per_turn if n]) == 4  # 32 + 32 + 32 + 4: the rest left to later turns
+    due = {number: 1000 - number % 3 for number in range(100)}
+    assert [due[n] for _, n in stepped] == sorted(due[n] for _, n in stepped)  # the earliest first
+    assert len(clock) == 1  # the one not due yet waits
 
 
 def test_a_run_is_its_racer_s_actions_with_their_times_from_the_start() -> None:
