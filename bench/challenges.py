@@ -125,6 +125,7 @@ async def ghosts(
 ) -> dict[str, Any]:
     clients = [await client(urls[i % 2], f"T{i}") for i in range(takers)]
     late: list[tuple[float, float]] = []  # (when the event was due, how late it came), ms
+    by_step: list[list[float]] = [[] for _ in offsets]  # how late each action of the run came, ms
     answered: list[tuple[float, float]] = []  # (asked -> race start, race start -> answer), ms
     counted = 0
     window: dict[str, float] = {}
@@ -150,6 +151,7 @@ async def ghosts(
             arrived = now_ms()
             due = start + offsets[min(step, len(offsets) - 1)]
             late.append((due, arrived - due))
+            by_step[min(step, len(offsets) - 1)].append(arrived - due)
             if started_all.is_set():
                 counted += 1
             step += 1
@@ -167,6 +169,7 @@ async def ghosts(
     committed = await commit_lateness(redis_url, [game for game, _ in played], offsets)
     return {
         "late": late,
+        "by_step": [sorted(lateness) for lateness in by_step],
         "answered": answered,
         "committed": committed,
         "counted": counted,
@@ -255,6 +258,11 @@ async def main(args: argparse.Namespace) -> None:
                 f"ghosts: {args.takers} takers on 2 nodes, starting within {args.spread:g} s, "
                 f"{len(late)} ghost events; lateness p50 "
                 f"{percentile(late, 0.5):.1f} ms p99 {percentile(late, 0.99):.1f} ms max {late[-1]:.1f} ms"
+            )
+            print(
+                "  by the run's action, lateness p99: "
+                + ", ".join(f"{i + 1}: {percentile(s, 0.99):.0f}" for i, s in enumerate(g["by_step"]) if s)
+                + " ms"
             )
             queued = sorted(a for a, _ in g["answered"])
             sent = sorted(b for _, b in g["answered"])
