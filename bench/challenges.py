@@ -8,8 +8,10 @@ Prints figures; asserts nothing. On loopback, an embedded Redis and two server n
    nothing; each receives the ghost's actions as ``progress``. Lateness is the time a
    progress frame reached its taker less the time it was due (the taker's race start plus
    the action's recorded time), so it includes the node's timer, the commit in Redis and
-   the delivery. Server CPU (both nodes, Redis) is measured from the first action due to
-   the last one received, per ghost event delivered.
+   the delivery, and this one process serving its other takers first. It is also given as
+   read from the taker's socket, which leaves that last part out. Server CPU (both nodes,
+   Redis) is measured from the first action due to the last one received, per ghost event
+   delivered.
 3. Live rivals: ``--takers`` players in pairs (each pair on one node, the pairs split
    between the nodes), one of each pair playing moves at the recorded run's pace, the
    other receiving them as ``progress``; server CPU per progress event, over the same span.
@@ -31,6 +33,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support import (
     BenchClient,
+    LightSocket,
     choose_move,
     light_connect,
     machine,
@@ -60,8 +64,28 @@ def now_ms() -> float:
     return time.time() * 1000
 
 
+class StampedSocket(LightSocket):
+    """A light client socket that notes when each frame was read from the socket (ms): the
+    moment a taker's own device would have it, before this one process has served the
+    frames its other takers read in the same turn."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.read_at: deque[float] = deque()
+        self.last_read = 0.0
+
+    def on_frame(self, payload: bytes) -> None:
+        self.read_at.append(now_ms())
+        super().on_frame(payload)
+
+    async def recv(self) -> bytes:
+        payload = await super().recv()
+        self.last_read = self.read_at.popleft()
+        return payload
+
+
 async def client(url: str, name: str) -> BenchClient:
-    bench = BenchClient(await light_connect(url))
+    bench = BenchClient(await light_connect(url, StampedSocket))
     await bench.request({"type": "hello", "name": name})
     return bench
 
@@ -125,6 +149,8 @@ async def ghosts(
 ) -> dict[str, Any]:
     clients = [await client(urls[i % 2], f"T{i}") for i in range(takers)]
     late: list[tuple[float, float]] = []  # (when the event was due, how late it came), ms
+    late_read: list[float] = []  # how late it was read from the taker's socket, ms
+    by_step: list[list[float]] = [[] for _ in offsets]  # how late each action of the run came, ms
     answered: list[tuple[float, float]] = []  # (asked -> race start, race start -> answer), ms
     counted = 0
     window: dict[str, float] = {}
@@ -150,6 +176,8 @@ async def ghosts(
             arrived = now_ms()
             due = start + offsets[min(step, len(offsets) - 1)]
             late.append((due, arrived - due))
+            late_read.append(bench.ws.last_read - due)
+            by_step[min(step, len(offsets) - 1)].append(arrived - due)
             if started_all.is_set():
                 counted += 1
             step += 1
@@ -167,6 +195,8 @@ async def ghosts(
     committed = await commit_lateness(redis_url, [game for game, _ in played], offsets)
     return {
         "late": late,
+        "by_step": [sorted(lateness) for lateness in by_step],
+        "read": sorted(late_read),
         "answered": answered,
         "committed": committed,
         "counted": counted,
@@ -255,6 +285,17 @@ async def main(args: argparse.Namespace) -> None:
                 f"ghosts: {args.takers} takers on 2 nodes, starting within {args.spread:g} s, "
                 f"{len(late)} ghost events; lateness p50 "
                 f"{percentile(late, 0.5):.1f} ms p99 {percentile(late, 0.99):.1f} ms max {late[-1]:.1f} ms"
+            )
+            read = g["read"]
+            print(
+                f"  as read from the takers' sockets (before this process served the other takers' "
+                f"frames of the same read): lateness p50 {percentile(read, 0.5):.1f} ms "
+                f"p99 {percentile(read, 0.99):.1f} ms"
+            )
+            print(
+                "  by the run's action, lateness p99: "
+                + ", ".join(f"{i + 1}: {percentile(s, 0.99):.0f}" for i, s in enumerate(g["by_step"]) if s)
+                + " ms"
             )
             queued = sorted(a for a, _ in g["answered"])
             sent = sorted(b for _, b in g["answered"])

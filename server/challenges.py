@@ -10,7 +10,9 @@ unrated: their results go on the challenge's own board, never on ratings or the 
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from protocol.wire import message as m
@@ -21,10 +23,11 @@ from .daily import DailyService
 from .game.feed import GameFeed
 from .game.ghost import GhostClock, GhostDriver, ghost_id, record_run
 from .game.live import GameSpec, LiveGame, now_ms
+from .game.opening import restart, save_restart
 from .game.race import RaceService
 from .runtime.service import Plumbing, Service
 from .session import Session
-from .store import is_ghost
+from .store import UNREACHABLE, is_ghost
 
 __all__ = ["ChallengeService"]
 
@@ -58,6 +61,8 @@ class ChallengeService(Service):
         self.daily = daily
         self.ttl_ms = int(self.config.challenge_ttl * 1000)
         self.drivers: dict[str, GhostDriver] = {}
+        self.reading: dict[str, asyncio.Future[tuple[dict[str, str], list[dict[str, Any]]] | None]] = {}
+        """The challenges being read, by code: the takers asking meanwhile wait for the same read."""
         self.timer = GhostClock()
         """The one timer every ghost this node drives waits on."""
 
@@ -128,7 +133,15 @@ class ChallengeService(Service):
     # -- taking --------------------------------------------------------------------------
 
     async def _load(self, code: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
-        stored = await self.store.challenge(code.upper())
+        """Return a challenge's settings and ghosts. Takers of one challenge asking at once
+        share one read (a link shared widely is taken by many within the same second); the
+        ghosts are only read, never changed, by whoever shares them."""
+        code = code.upper()
+        reading = self.reading.get(code)
+        if reading is None:
+            reading = self.reading[code] = asyncio.ensure_future(self.store.challenge(code))
+            reading.add_done_callback(lambda _: self.reading.pop(code, None))
+        stored = await asyncio.shield(reading)
         if stored is None:
             raise ProtocolError(
                 ErrorCode.NO_SUCH_CHALLENGE, "no challenge has that code (it may have expired)"
@@ -190,25 +203,53 @@ class ChallengeService(Service):
         return deals[0] if deals else None
 
     async def _start(self, session: Session, spec: GameSpec, ghosts: list[dict[str, Any]], ref: Any) -> None:
+        """Start the taker's game and answer them with its first event as soon as its keys
+        and the taker's place are written.
+
+        The race starts as the answer leaves (:func:`~server.game.opening.restart`): the taker's
+        clock, and so their time, and the ghosts' schedule count from that one moment, the
+        ``start`` the answer carries. A burst of takers at once (the game written, the place)
+        delays when each is answered, never gives the ghosts time the taker did not have.
+        What the answer need not wait for (the live list, the start counted) follows it."""
         assert session.player is not None
-        racers = [(session.player, session.name)] + [(ghost_id(i), g["name"]) for i, g in enumerate(ghosts)]
-        game_id = await self.race.start_race(racers, spec)
-        if spec.mode != "practice":
-            await self.store.count_start(session.player, spec.variant)
-        await self.store.set_player_place(session.player, game=game_id)
-        await self.feed.attach(session, game_id, 0, ref=ref)
+        player = session.player
+        racers = [(player, session.name)] + [(ghost_id(i), g["name"]) for i, g in enumerate(ghosts)]
+        opened = await self.race.open_race(racers, spec, follow=True, announce=False)
+        game = opened.game
+        game_id = game.game_id
+        restart(opened)
+        await self.feed.attach_started(session, game, opened.first, ref)
+        await save_restart(self.store, opened)  # queued in the same turn as the answer
         if ghosts:
             driver = GhostDriver(
                 self.race,
                 game_id,
-                session.player,
+                player,
                 ghosts,
                 timer=self.timer,
                 spawn=self.tasks.spawn,
                 on_done=lambda: self.drivers.pop(game_id, None),
             )
             self.drivers[game_id] = driver
-            driver.start()
+            driver.start(game)
+        counted = spec.mode != "practice"  # a practice game counts no start
+        self.tasks.spawn(self._started(game, player, opened.ttls.get(player, -1) if counted else None))
+
+    async def _started(self, game: LiveGame, player: str, ttl_ms: int | None) -> None:
+        """Put a challenge game on the live list and count its start (unless ``ttl_ms`` is
+        ``None``), after the taker's answer; again once storage is back."""
+        calls: list[Callable[[], Awaitable[None]]] = [
+            lambda: self.store.announce_game(game.game_id, game.start)
+        ]
+        if ttl_ms is not None:
+            calls.append(lambda: self.store.count_start(player, game.variant, ttl_ms))
+        for call in calls:
+            while True:
+                try:
+                    await call()
+                    break
+                except UNREACHABLE:
+                    await self.store.health.wait_to_retry()
 
     def game_event(self, game_id: str, event: dict[str, Any]) -> None:
         """Wake a game's ghosts when its taker's part is over (an event committed here)."""

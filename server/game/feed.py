@@ -116,6 +116,27 @@ class GameFeed(Service):
                     continue
             session.deliver(game_id, version, event, spectator=False)
 
+    async def attach_started(
+        self, session: Session, game: LiveGame, first: dict[str, Any], ref: Any = None
+    ) -> None:
+        """Make a racer's connection follow a game this node has just started (:meth:`RaceService.open_race`
+        with ``follow``: the node is marked as its follower already) and answer ``ref`` with
+        its first event, without reading back what was written.
+
+        Nothing can have been committed to the game before this (nobody else knows its id
+        yet), so subscribing to its channel misses nothing.
+        """
+        game = self.race.adopt(game)
+        game.listeners.add(session)
+        session.games[game.game_id] = 1
+        if game.game_id not in self.followed:
+            self.followed.add(game.game_id)
+            await self.hub.subscribe(game_channel(game.game_id), self._on_game_event)
+        self.race.note_event(game, 1, first)
+        answer = project(game, 1, first, session.player)
+        if answer is not None:
+            session.send(answer.answering(ref))
+
     async def listen_as_racer(self, session: Session, game: LiveGame, version: int) -> None:
         """Make a racer's connection follow a game whose events up to ``version`` it has."""
         session.games[game.game_id] = version
@@ -420,15 +441,25 @@ class GameFeed(Service):
         """
         while True:
             await asyncio.sleep(self.config.spectator_tick if tick is None else tick)
+            counts: list[tuple[LiveGame, int]] = []
             for game_id in list(self.followed):
                 game = self.race.games.get(game_id)
                 if game is None or game.ended:
                     self.spectator_totals.pop(game_id, None)
                     continue
-                here = self.spectator_count(game_id)
-                try:
-                    total = await self.store.set_spectators(game_id, self.node_name, here)
-                except Exception:
+                counts.append((game, self.spectator_count(game_id)))
+            # Every game's count at once (one write to Redis), rather than a round trip each.
+            totals = await asyncio.gather(
+                *(self.store.set_spectators(game.game_id, self.node_name, here) for game, here in counts),
+                return_exceptions=True,
+            )
+            for (game, here), total in zip(counts, totals, strict=True):
+                game_id = game.game_id
+                if game_id not in self.followed:
+                    continue  # forgotten meanwhile (maybe_forget has taken its count off)
+                if isinstance(total, BaseException):
+                    if not isinstance(total, Exception):
+                        raise total
                     self.metrics.redis_errors.inc()
                     continue
                 self.spectators_reported[game_id] = here

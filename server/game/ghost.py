@@ -100,11 +100,13 @@ class GhostClock:
     single ``call_at`` handle, instead of a sleeping task (and a timeout task per wait) per
     game. When an entry falls due, its driver takes one step (:meth:`GhostDriver.step`)."""
 
-    def __init__(self, clock: Callable[[], int] = now_ms) -> None:
+    def __init__(self, clock: Callable[[], int] = now_ms, batch: int = 32) -> None:
         self.clock = clock
+        self.batch = batch
+        """How many drivers step in one loop turn (when more are due, the rest follow)."""
         self.heap: list[tuple[int, int, GhostDriver]] = []
         self.seq = 0
-        self.handle: asyncio.TimerHandle | None = None
+        self.handle: asyncio.Handle | None = None
         self.armed_at: int | None = None
 
     def __len__(self) -> int:
@@ -133,9 +135,19 @@ class GhostClock:
     def _fire(self) -> None:
         self.handle, self.armed_at = None, None
         now = self.clock()
-        while self.heap and self.heap[0][0] <= now:
+        for _ in range(self.batch):
+            if not self.heap or self.heap[0][0] > now:
+                break
             _, ticket, driver = heapq.heappop(self.heap)
             driver.due(ticket)
+        else:
+            if self.heap and self.heap[0][0] <= now:
+                # More are due: the rest in the next loop turn, after this batch's commits
+                # have left, so that their answers are delivered as they come instead of
+                # all together behind the last of them.
+                self.handle = asyncio.get_running_loop().call_soon(self._fire)
+                self.armed_at = self.heap[0][0]
+                return
         self._arm()
 
 
@@ -174,10 +186,15 @@ class GhostDriver:
         self.ticket = 0
         """The timer entry this driver waits for; older ones are stale."""
 
-    def start(self) -> None:
-        """Load the game and take the first step (in a task of the node's)."""
-        self.busy = True
-        self.spawn(self._run_step(load=True))
+    def start(self, game: LiveGame) -> None:
+        """Wait on the timer for the first action of ``game`` (the node's copy of it, just
+        started here: its ``start`` is the taker's too)."""
+        self.game = game
+        first = self.pacer.next_at()
+        if first is None:
+            self.due()
+        else:
+            self.ticket = self.timer.wake(self, game.start + first)
 
     def taker_done(self) -> None:
         """Say the taker's part may be over (checked on the game's copy): step at once."""
@@ -193,12 +210,10 @@ class GhostDriver:
             self.again = True
             return
         self.busy = True
-        self.spawn(self._run_step(load=False))
+        self.spawn(self._run_step())
 
-    async def _run_step(self, *, load: bool) -> None:
+    async def _run_step(self) -> None:
         try:
-            if load:
-                self.game = await self.race.load(self.game_id)
             while True:
                 self.again = False
                 wait_until = await self.step()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,6 @@ from protocol.game import (
     Board,
     Move,
     ReserveRule,
-    draw_competitive_number,
     hints,
     move_from_text,
     move_json,
@@ -45,7 +43,6 @@ from protocol.wire.message import (
     Snapshot,
     SpectatorSnapshot,
     Undo,
-    deal_commitment,
 )
 
 from ..store import UNREACHABLE, NotSent, Store, Unreplicated
@@ -57,13 +54,12 @@ from .live import (
     GameSpec,
     LiveGame,
     game_event,
-    new_game_id,
     now_ms,
     race_ended_event,
-    race_started_event,
     racer_fields,
     rank_racers,
 )
+from .opening import OpenedRace, open_game
 
 __all__ = ["NOT_RACING", "BoardAction", "RaceService", "own"]
 
@@ -131,34 +127,20 @@ class RaceService:
 
         A solo game is a race of one. Return the game id.
         """
-        game_id = game_id or new_game_id()
-        number = spec.number if spec.number is not None else draw_competitive_number(secrets.randbelow)
-        salt = spec.salt or secrets.token_hex(16)
+        return (await self.open_race(racers, spec, game_id)).game.game_id
+
+    async def open_race(
+        self,
+        racers: list[tuple[str, str]],
+        spec: GameSpec,
+        game_id: str | None = None,
+        *,
+        follow: bool = False,
+        announce: bool = True,
+    ) -> OpenedRace:
+        """Create a game as :meth:`start_race` does; return it as :func:`open_game` does."""
         limit_ms = self.time_limit_ms if spec.time_limit is None else int(spec.time_limit * 1000)
-        variant, options = spec.variant, spec.options
-        rule = ReserveRule.parse(options.reserve_rule)
-        board = Board.new(variant, number, rule)
-        start = now_ms()
-        summary = summarize(board, 0).as_dict()
-        meta = {
-            "variant": variant,
-            "rule": rule.value,
-            "number": str(number),
-            "salt": salt,
-            "commitment": deal_commitment(number, salt),
-            "start": start,
-            "options": json.dumps(options.to_dict()),
-            "room": spec.room or "",
-            "limit": limit_ms,
-            "mode": spec.mode,
-            "daily": spec.daily or "",
-            "saved": int(spec.saved),
-            "rematch_of": spec.rematch_of or "",
-            "challenge": spec.challenge or "",
-        }
-        event = json.dumps(race_started_event(board, start))
-        await self.store.create_game(game_id, meta, racers, event, racer_fields(summary, "playing"))
-        return game_id
+        return await open_game(self.store, racers, spec, game_id, limit_ms, follow=follow, announce=announce)
 
     # -- loading ------------------------------------------------------------------------
 

@@ -279,8 +279,9 @@ class Subscriber:
     """A pub/sub connection read with hiredis: messages come back in batches, in order.
 
     Subscribing and unsubscribing only write the command (Redis confirms them in the
-    stream, and the confirmations are skipped). After a lost connection, :meth:`open`
-    again and subscribe again to every channel still wanted.
+    stream, and the confirmations are skipped), every command of one loop turn in one write
+    (a burst of games started at once subscribes to hundreds of channels). After a lost
+    connection, :meth:`open` again and subscribe again to every channel still wanted.
     """
 
     def __init__(self, url: str) -> None:
@@ -288,6 +289,8 @@ class Subscriber:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.parser = hiredis.Reader(encoding="utf-8")
+        self.outgoing: list[bytes] = []
+        """Commands to write at the end of this loop turn."""
 
     async def open(self) -> None:
         """(Re)connect; no channel is subscribed afterwards."""
@@ -308,10 +311,17 @@ class Subscriber:
             return
         shard = [c for c in channels if is_shard_channel(c)]
         plain = [c for c in channels if not is_shard_channel(c)]
+        if not self.outgoing:
+            asyncio.get_running_loop().call_soon(self._flush)
         if plain:
-            self.writer.write(pack_command((classic, *plain)))
+            self.outgoing.append(pack_command((classic, *plain)))
         if shard:
-            self.writer.write(pack_command((sharded, *shard)))
+            self.outgoing.append(pack_command((sharded, *shard)))
+
+    def _flush(self) -> None:
+        outgoing, self.outgoing = self.outgoing, []
+        if outgoing and self.writer is not None:  # else the connection was closed meanwhile
+            self.writer.write(b"".join(outgoing))
 
     async def messages(self) -> list[tuple[str, str]]:
         """Wait for the next messages; return ``(channel, data)`` pairs in arrival order."""
@@ -331,7 +341,8 @@ class Subscriber:
         return out
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (commands not yet written are dropped with it)."""
         if self.writer is not None:
             self.writer.close()
         self.reader = self.writer = None
+        self.outgoing.clear()

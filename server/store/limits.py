@@ -17,18 +17,19 @@ __all__ = ["LimitStore"]
 
 
 class LimitStore(StoreBase):
-    """Counters per address and kind of request, and lockouts after failed logins."""
+    """Counters per address and kind of request, and lockouts after failed logins.
 
-    _count_script: Any = None
-    _peek_script: Any = None
+    Counting and peeking go through the move path's connection (written once a loop turn):
+    they come before many requests (a challenge's code, a guest's hello), a burst of which
+    would otherwise cost a round trip of the pool's each."""
+
     _fail_script: Any = None
 
     async def count_hit(self, kind: str, subject: str, limit: int, window_ms: int) -> int:
         """Count one ``kind`` request from ``subject`` in a window of ``window_ms``; return 0
         if it is within ``limit``, else the ms until the window ends."""
-        if self._count_script is None:
-            self._count_script = self._script(scripts.LIMIT_COUNT)
-        return int(await self._count_script(keys=[limit_key(kind, subject)], args=[window_ms, limit]))
+        key = limit_key(kind, subject)
+        return int(await self._pipeline.script(scripts.LIMIT_COUNT, [key], [window_ms, limit]))
 
     async def uncount_hit(self, kind: str, subject: str) -> None:
         """Take back one counted request of ``subject`` (never below zero)."""
@@ -38,9 +39,7 @@ class LimitStore(StoreBase):
 
     async def hits_wait(self, kind: str, subject: str, limit: int) -> int:
         """Return the ms until ``subject`` may make one more ``kind`` request (0: now)."""
-        if self._peek_script is None:
-            self._peek_script = self._script(scripts.LIMIT_PEEK)
-        return int(await self._peek_script(keys=[limit_key(kind, subject)], args=[limit]))
+        return int(await self._pipeline.script(scripts.LIMIT_PEEK, [limit_key(kind, subject)], [limit]))
 
     async def lockout(
         self,

@@ -7,6 +7,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from . import scripts
 from .base import StoreBase
 from .keys import (
     FORGOTTEN_NAME,
@@ -140,10 +141,12 @@ class PlayerStore(StoreBase):
 
     # -- statistics -------------------------------------------------------------------
 
-    async def count_start(self, player_id: str, variant: str) -> None:
-        """Count a game started by a player in a variant."""
-        await self.redis.hincrby(f"stats:{player_id}:{variant}", "started", 1)
-        await self._expire_with_player(player_id, [f"stats:{player_id}:{variant}"])
+    async def count_start(self, player_id: str, variant: str, ttl_ms: int | None = None) -> None:
+        """Count a game started by a player in a variant, kept as long as the player is
+        (``ttl_ms``: their time to live as :meth:`create_game` returned it; else read)."""
+        if ttl_ms is None:
+            ttl_ms = int(await self.redis.pttl(f"player:{player_id}"))
+        await self._pipeline.script(scripts.COUNT_START, [f"stats:{player_id}:{variant}"], [ttl_ms])
 
     async def count_finish(
         self, player_id: str, variant: str, *, won: bool, score: int, elapsed: int, daily: bool

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,30 +34,55 @@ class RaceStore(StoreBase):
         racers: Sequence[tuple[str, str]],
         first_event: str,
         summary: Mapping[Any, Any],
-    ) -> None:
-        """Store a new running game with its racers and publish its first event (version 1)."""
+        *,
+        follow: bool = False,
+        announce: bool = True,
+    ) -> dict[str, int]:
+        """Store a new running game with its racers and publish its first event (version 1).
+
+        The game's own keys (one cluster slot) in one script call; then, outside them, the
+        players' places and the live list, each a script call of its own slot. All go
+        through the move path's connection (written once a loop turn), so a burst of games
+        started at once costs a few writes, not a round trip of the pool's per command. With
+        ``follow``, this node is marked as the game's follower in the same call as its keys
+        (:meth:`follow_game`); without ``announce``, the game is not on the live list yet
+        (:meth:`announce_game`). Return each player's time to live (ms, negative: none), as
+        :meth:`count_start` takes it.
+        """
         roster = json.dumps([{"id": pid, "name": name} for pid, name in racers])
-        # The game's own keys (one cluster slot) in one transaction; then the indexes
-        # outside it: the players' places and the live list.
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(
-                game_key(game_id, "meta"), mapping={**meta, "roster": roster, "state": "racing", "ver": 1}
-            )
-            for pid, name in racers:
-                pipe.hset(
-                    game_key(game_id, f"p:{pid}"),
-                    mapping={"name": name, "status": "playing", "changed": 1, **dict(summary)},
-                )
-            pipe.rpush(game_key(game_id, "log"), first_event)
-            pipe.spublish(game_channel(game_id), f"1|{self.origin}|{first_event}")
-            await pipe.execute()
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for pid, _name in racers:
-                if not is_ghost(pid):  # a recorded run has no player record to point here
-                    pipe.hset(f"player:{pid}", "game", game_id)
-            pipe.zadd("live", {game_id: int(meta["start"])})
-            await pipe.execute()
-        await self.redis.publish(LIVE_CHANNEL, "+" + game_id)
+        fields = {**meta, "roster": roster, "state": "racing", "ver": 1}
+        tag = "{g:" + game_id + "}:"
+        keys = [tag + "meta", tag + "log", tag + "nodes", *(tag + "p:" + pid for pid, _ in racers)]
+        args: list[Any] = [first_event, game_channel(game_id), self.origin, FOLLOW_TTL if follow else ""]
+        args.append(len(fields))
+        for key, value in fields.items():
+            args.extend((key, value))
+        args.append(len(racers))
+        args.extend(name for _, name in racers)
+        for key, value in summary.items():
+            args.extend((key, value))
+        await self._pipeline.script(scripts.CREATE_GAME, keys, args)
+        players = [pid for pid, _ in racers if not is_ghost(pid)]  # a recorded run has no player record
+        ttls = await asyncio.gather(
+            *(self._pipeline.script(scripts.PLACE_GAME, [f"player:{pid}"], [game_id]) for pid in players)
+        )
+        if announce:
+            await self.announce_game(game_id, int(meta["start"]))
+        return {pid: int(ttl) for pid, ttl in zip(players, ttls, strict=True)}
+
+    async def restart_game(self, game_id: str, start: int, first_event: str) -> None:
+        """Move the start of a game that nothing has happened in yet to ``start`` (ms), its
+        first event (``first_event``, stamped with it) too.
+
+        Through the move path's connection, queued as it is called: the game's later
+        actions, queued after it on the same connection (a game's keys are of one slot),
+        reach Redis after it."""
+        tag = "{g:" + game_id + "}:"
+        await self._pipeline.script(scripts.RESTART_GAME, [tag + "meta", tag + "log"], [start, first_event])
+
+    async def announce_game(self, game_id: str, start: int) -> None:
+        """Put a running game on the live list and tell the list's watchers on every node."""
+        await self._pipeline.script(scripts.LIVE_ADD, ["live"], [game_id, start, LIVE_CHANNEL])
 
     async def game_state(self, game_id: str) -> str | None:
         """Return a game's state (``racing``, ``ended``), or ``None`` if no such game is kept."""
@@ -230,17 +256,12 @@ class RaceStore(StoreBase):
         return as_text_or_none(await self.redis.get(game_key(game_id, f"a:{player_id}")))
 
     async def set_spectators(self, game_id: str, node: str, count: int) -> int:
-        """Record this node's spectator count of a game; return the count over all nodes."""
+        """Record this node's spectator count of a game; return the count over all nodes.
+
+        Through the move path's connection: a node reports every game it follows each tick,
+        and the calls of one tick leave in one write."""
         key = game_key(game_id, "watchers")
-        async with self.redis.pipeline(transaction=False) as pipe:
-            if count:
-                pipe.hset(key, node, count)
-            else:
-                pipe.hdel(key, node)
-            pipe.expire(key, 3600)
-            pipe.hvals(key)
-            *_, values = await pipe.execute()
-        return sum(int(v) for v in text_list(values))
+        return int(await self._pipeline.script(scripts.SPECTATORS, [key], [node, count]))
 
     async def live_games(self, limit: int = 200) -> list[str]:
         """Return the ids of running games, oldest first."""

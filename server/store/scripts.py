@@ -10,6 +10,8 @@ __all__ = [
     "ACT",
     "ADD_PAUSES",
     "CLAIM_MATCH",
+    "COUNT_START",
+    "CREATE_GAME",
     "DROP_REMATCH",
     "END",
     "ENQUEUE_RATED",
@@ -18,10 +20,14 @@ __all__ = [
     "LEAD_MATCHMAKING",
     "LEAVE_RATED",
     "LEAVE_ROOM",
+    "LIVE_ADD",
     "MATCH",
+    "PLACE_GAME",
     "PRESENCE",
     "RATE",
+    "RESTART_GAME",
     "SET_STATUS",
+    "SPECTATORS",
     "START_ROOM",
     "STATS_UPDATE",
 ]
@@ -60,6 +66,79 @@ if publish then
   redis.call('SPUBLISH', string.sub(KEYS[1], 1, -5) .. 'ev', ver .. '|' .. ARGV[6] .. '|' .. ARGV[5])
 end
 return {'ok', tostring(ver)}
+"""
+
+# A new game's own keys in one call: KEYS[1] its meta, KEYS[2] its log, KEYS[3] its followers
+# (nodes), KEYS[4..] each racer's record, in seat order. ARGV[1] the first event, ARGV[2] the
+# game's channel, ARGV[3] the origin node, ARGV[4] the follower mark's TTL in seconds ('': the
+# origin is not marked as a follower), ARGV[5] the count of meta field/value pairs and then
+# the pairs, then the count of racers and their names, then the field/value pairs every
+# racer's record starts with (its summary). The first event is published whatever the mark.
+CREATE_GAME = """
+local pairs_meta = tonumber(ARGV[5])
+local meta = {}
+for i = 6, 5 + 2 * pairs_meta do meta[#meta + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(meta))
+local at = 6 + 2 * pairs_meta
+local names = tonumber(ARGV[at])
+local common = {}
+for i = at + 1 + names, #ARGV do common[#common + 1] = ARGV[i] end
+for i = 4, 3 + names do
+  redis.call('HSET', KEYS[i], 'name', ARGV[at + i - 3], 'status', 'playing', 'changed', 1, unpack(common))
+end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+if ARGV[4] ~= '' then
+  redis.call('SADD', KEYS[3], ARGV[3])
+  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[4]))
+end
+redis.call('SPUBLISH', ARGV[2], '1|' .. ARGV[3] .. '|' .. ARGV[1])
+return 1
+"""
+
+# KEYS[1] a game's meta, KEYS[2] its log; ARGV[1] its new start (ms), ARGV[2] its first event
+# stamped with it. Moves the start of a game that nothing has happened in yet.
+RESTART_GAME = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'start', ARGV[1])
+redis.call('LSET', KEYS[2], 0, ARGV[2])
+return 1
+"""
+
+# KEYS[1] player:ID; ARGV[1] a game id. Records the game the player is in; returns the
+# key's time to live (ms; negative when it has none), which their new keys are given.
+PLACE_GAME = """
+redis.call('HSET', KEYS[1], 'game', ARGV[1])
+return redis.call('PTTL', KEYS[1])
+"""
+
+# KEYS[1] stats:PLAYER:VARIANT; ARGV[1] the player's time to live (ms; <= 0: none). Counts
+# one game started, the statistics kept as long as the player is.
+COUNT_START = """
+redis.call('HINCRBY', KEYS[1], 'started', 1)
+if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1
+"""
+
+# KEYS[1] the live list; ARGV[1] a game id, ARGV[2] its start (ms), ARGV[3] the live list's
+# channel. Adds a running game to the list and tells every node's watchers.
+LIVE_ADD = """
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('PUBLISH', ARGV[3], '+' .. ARGV[1])
+return 1
+"""
+
+# KEYS[1] a game's spectator counts ({g:ID}:watchers, node -> count); ARGV[1] a node, ARGV[2]
+# its count (0 takes it off). Returns the count over every node.
+SPECTATORS = """
+if tonumber(ARGV[2]) > 0 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+else
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+redis.call('EXPIRE', KEYS[1], 3600)
+local total = 0
+for _, count in ipairs(redis.call('HVALS', KEYS[1])) do total = total + tonumber(count) end
+return total
 """
 
 # KEYS[1] online:PLAYER; ARGV[1] node, ARGV[2] a change of its count, 'drop' (a dead node) or

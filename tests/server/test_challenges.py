@@ -17,7 +17,11 @@ import redis.asyncio as aioredis
 
 from protocol.game import Board, move_json
 from protocol.wire.codec import decode_dict
-from server.game.ghost import GhostPacer, record_run
+from protocol.wire.message import Options
+from server.game.ghost import GhostClock, GhostPacer, record_run
+from server.game.live import GameSpec
+from server.game.opening import open_game, restart, save_restart
+from server.store import Store
 
 from .conftest import Client, NodeFactory, start_race
 from .test_race import card_texts
@@ -44,6 +48,33 @@ def test_the_pacer_gives_each_ghost_action_once_its_recorded_time_has_passed_in_
     assert [(i, a[0]) for i, a in pacer.due(clock)] == [(0, 900), (1, 900)]
     assert pacer.due(None) == [(0, pacer.ghosts[0]["actions"][2])]  # the taker is done: the rest at once
     assert pacer.next_at() is None
+
+
+async def test_the_ghosts_clock_steps_a_crowd_due_at_once_in_batches_in_due_order() -> None:
+    now = 1000  # an injected clock
+    clock = GhostClock(lambda: now, batch=32)
+    stepped: list[tuple[int, int]] = []  # (loop turn, driver)
+    turn = 0
+
+    class Driver:  # what the clock asks of a ghost driver: a step for its ticket
+        def __init__(self, number: int) -> None:
+            self.number = number
+
+        def due(self, ticket: int) -> None:
+            stepped.append((turn, self.number))
+
+    for number in range(100):
+        clock.wake(Driver(number), 1000 - number % 3)  # type: ignore[arg-type]
+    clock.wake(Driver(100), 5000)  # type: ignore[arg-type]
+    while len(stepped) < 100:
+        turn += 1
+        await asyncio.sleep(0)
+    per_turn = [sum(1 for t, _ in stepped if t == n) for n in range(1, turn + 1)]
+    assert max(per_turn) <= 32 and sum(per_turn) == 100, per_turn
+    assert len([n for n in per_turn if n]) == 4  # 32 + 32 + 32 + 4: the rest left to later turns
+    due = {number: 1000 - number % 3 for number in range(100)}
+    assert [due[n] for _, n in stepped] == sorted(due[n] for _, n in stepped)  # the earliest first
+    assert len(clock) == 1  # the one not due yet waits
 
 
 def test_a_run_is_its_racer_s_actions_with_their_times_from_the_start() -> None:
@@ -80,6 +111,41 @@ def test_a_run_is_its_racer_s_actions_with_their_times_from_the_start() -> None:
     ghost = record_run(events, "a", "Ann", 1000, {"score": 3, "elapsed": 1, "status": "resigned"})
     assert [a[0] for a in ghost["actions"]] == [300, 1500]
     assert (ghost["score"], ghost["status"]) == (3, "resigned")
+
+
+async def test_a_game_started_again_as_its_start_is_sent_keeps_one_start_everywhere(redis_url: str) -> None:
+    store = Store(redis_url, origin="node1")
+    await store.redis.hset("player:p1", "name", "Carl")
+    await store.redis.pexpire("player:p1", 60_000)
+    spec = GameSpec(variant="scorpion", options=Options(undo=True), mode="challenge", number=DEAL)
+    opened = await open_game(
+        store, [("p1", "Carl"), ("ghost-1", "Ann")], spec, None, 60_000, follow=True, announce=False
+    )
+    game_id, written = opened.game.game_id, opened.game.start
+    assert 0 < opened.ttls["p1"] <= 60_000 and "ghost-1" not in opened.ttls
+    meta = await store.redis.hgetall(f"{{g:{game_id}}}:meta")
+    assert meta["start"] == str(written) and meta["state"] == "racing" and meta["ver"] == "1"
+    assert json.loads(meta["roster"]) == [{"id": "p1", "name": "Carl"}, {"id": "ghost-1", "name": "Ann"}]
+    ghost = await store.redis.hgetall(f"{{g:{game_id}}}:p:ghost-1")
+    assert ghost["name"] == "Ann" and ghost["status"] == "playing" and ghost["changed"] == "1"
+    assert json.loads(ghost["summary"]) == opened.game.summary["ghost-1"]
+    assert await store.redis.smembers(f"{{g:{game_id}}}:nodes") == {"node1"}  # followed by its node
+    assert await store.redis.hget("player:p1", "game") == game_id
+    assert await store.redis.zscore("live", game_id) is None  # not announced yet
+    await asyncio.sleep(0.05)  # the answer is slow to leave (a burst of starts)
+    restart(opened)
+    await save_restart(store, opened)
+    start = opened.game.start
+    assert start >= written + 50 and opened.first["at"] == start
+    assert await store.redis.hget(f"{{g:{game_id}}}:meta", "start") == str(start)
+    first = json.loads(await store.redis.lindex(f"{{g:{game_id}}}:log", 0) or "{}")
+    assert first == opened.first
+    await store.announce_game(game_id, start)
+    assert await store.redis.zscore("live", game_id) == start
+    await store.count_start("p1", "scorpion", opened.ttls["p1"])
+    assert await store.redis.hget("stats:p1:scorpion", "started") == "1"
+    assert 0 < await store.redis.pttl("stats:p1:scorpion") <= 60_000
+    await store.close()
 
 
 def frames(client: Client) -> list[dict[str, Any]]:
@@ -138,6 +204,15 @@ async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
     assert [p["v"] for _, p in arrivals] == sorted(p["v"] for _, p in arrivals)
     for (arrived, _), offset in zip(arrivals, offsets, strict=False):
         assert arrived >= begin + offset - 20, "a ghost's action came before its recorded time"
+    # One start for the taker and the ghosts: the one Carl was sent is the one stored, and the
+    # ghost's actions were committed their recorded time after it.
+    redis = aioredis.from_url(redis_url)
+    assert int(await redis.hget(f"{{g:{taken_game}}}:meta", "start") or 0) == begin
+    logged = [json.loads(raw) for raw in await redis.lrange(f"{{g:{taken_game}}}:log", 0, -1)]
+    assert logged[0]["type"] == "race_started" and logged[0]["at"] == begin
+    committed = [e["at"] - begin for e in logged if e.get("player") == "ghost-1"][:4]
+    assert all(at >= offset for at, offset in zip(committed, offsets, strict=False)), (committed, offsets)
+    await redis.aclose()
     cboard = Board.new("scorpion", DEAL)
     v = started["v"]
     for _ in range(3):  # Carl plays three moves of his own

@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 
 from tests.server.conftest import accounts_only
+from tests.server.test_challenges import (  # noqa: F401
+    test_a_game_started_again_as_its_start_is_sent_keeps_one_start_everywhere,
+)
 from tests.server.test_daily import (  # noqa: F401
     test_forget_me_removes_saved_games_statistics_leaderboard_entries_and_identity,
     test_leaderboard_ranks_by_score_then_ending_then_time_or_stay_then_earlier_finish,
