@@ -7,10 +7,15 @@ attempt, and ``bench/fairplay.py`` runs it on simulated players to set the thres
 Three measures, each a log-likelihood ratio (cheating against honest play), summed into the
 game's score (decision 16):
 
-- **solver**: at every *critical* position (still winnable, but the hint heuristic's first
-  choice, the best a player can do from what they see by that rule, loses it), did the racer
-  play a move that keeps the win? Honest players keep it about ``KEEP_HONEST`` of the time
-  (measured), a racer who follows a full-information solver far more often.
+- **solver**: at every position still winnable where the hint heuristic's first choice (the
+  best a player can do from what they see by that rule) is not the full-information solver's
+  first move, did the racer play the solver's move? An honest player does so only when they
+  leave the hint's choice, and then picks among the other useful moves: the chance is the
+  racer's own rate of leaving the hint's choice *where the solver agrees with it* (measured
+  in the same game, drawn toward ``LEAVE_PRIOR``), shared among the other useful moves. A
+  racer who follows a solver on a share of moves leaves the hint exactly where the solver
+  differs, and seldom elsewhere. The positions where the hint's choice loses a winnable deal
+  (**critical**) are counted for the operator, not scored again: they are solver positions.
 - **digs**: when two or more moves would each turn a face-down card up, did the racer pick
   the one under which lies the most useful card (the best hint score after it is turned)?
   From what is visible every such choice is a guess, right with the share of best options.
@@ -36,13 +41,14 @@ from .game.move import Move
 from .solver import Budget, Verdict, solve
 
 __all__ = [
+    "AGREE_CEIL",
     "AGREE_CHEAT",
-    "AGREE_HONEST",
+    "AGREE_FLOOR",
     "DIG_HIT_CHEAT",
     "GAME_CAP",
     "GAME_FLOOR",
-    "KEEP_CHEAT",
-    "KEEP_HONEST",
+    "LEAVE_PRIOR",
+    "LEAVE_WEIGHT",
     "PLAYER_GAMES",
     "PLAYER_THRESHOLD",
     "REGULAR_CV",
@@ -53,18 +59,19 @@ __all__ = [
     "timing_score",
 ]
 
-AGREE_HONEST = 0.15
-"""How often an honest player leaves the hint's first choice where it differs from the
-solver's, shared among the other useful moves: the chance of playing the solver's move by
-luck (held between 2% and 50%)."""
+LEAVE_PRIOR = 0.15
+"""How often a player leaves the hint's first choice, before their own game says (a weak
+player's share; the bot's is 0)."""
+LEAVE_WEIGHT = 10.0
+"""How many positions of the game's own the prior counts as."""
+AGREE_FLOOR = 0.02
+"""The least chance taken for playing the solver's move from what is visible (also when the
+hint sees no other useful move: the solver's is one that looks harmful, or the stock)."""
+AGREE_CEIL = 0.5
+"""The most chance taken for playing the solver's move from what is visible."""
 AGREE_CHEAT = 0.3
 """The share of moves on which the solver measure's cheater follows the solver, on top of
 the honest chance."""
-KEEP_HONEST = 0.1
-"""Share of critical positions in which an honest player keeps the win (measured)."""
-KEEP_CHEAT = 0.4
-"""The share the solver measure weighs against: a racer who follows a solver on a share of
-moves keeps the win more often than an honest one."""
 DIG_HIT_CHEAT = 0.6
 """How often the digs measure assumes a racer who knows the face-down cards picks the best."""
 REGULAR_CV = 0.3
@@ -77,7 +84,7 @@ GAME_CAP = 8.0
 GAME_FLOOR = -2.0
 PLAYER_GAMES = 10
 """A player's score covers their last this many ranked games."""
-PLAYER_THRESHOLD = 6.5
+PLAYER_THRESHOLD = 6.0
 """A player whose score reaches this goes to the review queue."""
 NODES = 200_000
 """Search budget per position: most positions are decided in far fewer nodes."""
@@ -152,8 +159,9 @@ def game_evidence(
     (position key -> winnable) may be shared between calls on the same deals.
     """
     board = Board.new(variant, number, rule)
-    solver = _Tally(AGREE_HONEST, AGREE_CHEAT)
-    critical = _Tally(KEEP_HONEST, KEEP_CHEAT)
+    telling: list[tuple[bool, int, int]] = []  # (played the solver's move, index, other useful moves)
+    critical = _Count()
+    agreed = left = 0  # positions where the solver agrees with the hint; the hint's choice left
     digs = 0
     dig_at: list[int] = []
     dig_chance = dig_llr = 0.0
@@ -181,26 +189,34 @@ def game_evidence(
                 dig_llr += math.log(best / chance) if hit else math.log((1 - best) / (1 - chance))
                 if hit:
                     dig_at.append(index)
-        if winnable and ranked and choice is not None and ranked[0][0] != choice:
+        if winnable and ranked and choice is not None:
             hint = ranked[0][0]
-            others = sum(1 for m, value in ranked[1:] if value >= 0 and not m.is_deal)
-            chance = min(0.5, max(0.02, AGREE_HONEST / max(1, others)))
-            solver.add(move == choice, index, chance)
-            board.push(hint)
-            hint_keeps = _winnable(board, nodes, cache)
-            board.pop()
-            if hint_keeps is False:
-                board.push(move)
-                keeps = move != hint and _winnable(board, nodes, cache)
+            if hint == choice:
+                agreed += 1
+                left += move != hint
+            else:
+                others = sum(1 for m, value in ranked[1:] if value >= 0 and not m.is_deal)
+                telling.append((move == choice, index, others))
+                board.push(hint)
+                hint_keeps = _winnable(board, nodes, cache)
                 board.pop()
-                if keeps is not None:
-                    critical.add(bool(keeps), index)
+                if hint_keeps is False:
+                    board.push(move)
+                    keeps = move != hint and _winnable(board, nodes, cache)
+                    board.pop()
+                    if keeps is not None:
+                        critical.add(bool(keeps), index)
         board.push(move)
+    leave = (left + LEAVE_WEIGHT * LEAVE_PRIOR) / (agreed + LEAVE_WEIGHT)
+    solver = _Count()
+    for hit, index, others in telling:
+        chance = leave / others if others else 0.0
+        solver.add(hit, index, min(AGREE_CEIL, max(AGREE_FLOOR, chance)), AGREE_CHEAT)
     timing, cv, median = timing_score([t for t in times if t is not None])
-    score = _clip(solver.llr + critical.llr + dig_llr + timing)
+    score = _clip(solver.llr + dig_llr + timing)
     return {
         "score": round(score, 3),
-        "solver": solver.as_dict(),
+        "solver": {**solver.as_dict(), "leaves_hint": round(leave, 3)},
         "critical": critical.as_dict(),
         "digs": {
             "choices": digs,
@@ -214,26 +230,26 @@ def game_evidence(
     }
 
 
-class _Tally:
-    """Positions of one kind and how often the racer did what a cheater would."""
+class _Count:
+    """Positions of one kind and how often the racer did what a cheater would, with the
+    log-likelihood ratio of it when the chances are given."""
 
-    def __init__(self, honest: float, cheat: float) -> None:
-        self.honest, self.cheat = honest, cheat
+    def __init__(self) -> None:
         self.seen = 0
         self.llr = 0.0
         self.at: list[int] = []
 
-    def add(self, hit: bool, index: int, honest: float | None = None) -> None:
+    def add(self, hit: bool, index: int, honest: float | None = None, share: float = 0.0) -> None:
         """Count a position: ``hit`` if the racer did what a cheater would, which an honest
-        player does with probability ``honest`` (the tally's own share if not given)."""
-        chance = self.honest if honest is None else honest
-        cheat = self.cheat + (1 - self.cheat) * chance
+        player does with probability ``honest`` and a cheater who does it on a ``share`` of
+        moves with ``share + (1 - share) * honest`` (no score if ``honest`` is not given)."""
         self.seen += 1
         if hit:
             self.at.append(index)
-            self.llr += math.log(cheat / chance)
-        else:
-            self.llr += math.log((1 - cheat) / (1 - chance))
+        if honest is None:
+            return
+        cheat = share + (1 - share) * honest
+        self.llr += math.log(cheat / honest) if hit else math.log((1 - cheat) / (1 - honest))
 
     def as_dict(self) -> dict[str, Any]:
         return {"positions": self.seen, "hits": len(self.at), "score": round(self.llr, 3), "moves": self.at}

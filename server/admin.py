@@ -106,7 +106,8 @@ def _print_review(queue: list[dict[str, Any]]) -> None:
             print(
                 f"  {game['mode']:<5} game {game['game']}  {_when(game['at'])}  score {game['score']:+.2f}:"
                 f" solver's move {solver['hits']}/{solver['positions']} where the hint differs"
-                f" (moves {solver['moves']}), kept the win {critical['hits']}/{critical['positions']}"
+                f" (moves {solver['moves']}; leaves the hint {solver.get('leaves_hint', '?')} where they"
+                f" agree), kept the win {critical['hits']}/{critical['positions']}"
                 f" where the hint loses it (moves {critical['moves']}), best dig {digs['best']}/"
                 f"{digs['choices']} (chance {digs['expected']}), move times cv {timing['cv']}"
                 f" median {timing['median_ms']} ms"
