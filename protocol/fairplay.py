@@ -22,6 +22,14 @@ game's score (decision 16):
 - **timing**: how regular the times between moves are (the coefficient of variation); a
   human's vary widely (about 0.5 and up), a program's hardly at all. Very fast and regular
   play scores most.
+- **prior play** (the daily only: its deal is the same for everyone all day): does the game
+  follow an earlier game on the same deal by another player (the day's ranked attempts and
+  guests' practice)? Where that game left the hint's first choice, did the racer make the
+  same choice? An honest player does so with their own rate of leaving the hint, shared by
+  how the day's other players chose there; a scout who replays a line learned on a second
+  account does so on a share of moves. The best match over the earlier games counts, less
+  the log of how many were compared (so that many games to compare against do not make a
+  match by chance), and never below 0: not matching anyone says nothing.
 
 A player's score is the sum of their last ``PLAYER_GAMES`` ranked games' scores, each held
 to ``[GAME_FLOOR, GAME_CAP]`` so that neither one clean game hides a pattern nor one odd game
@@ -51,6 +59,7 @@ __all__ = [
     "LEAVE_WEIGHT",
     "PLAYER_GAMES",
     "PLAYER_THRESHOLD",
+    "PRIOR_CHEAT",
     "REGULAR_CV",
     "dig_values",
     "flagged",
@@ -72,6 +81,9 @@ AGREE_CEIL = 0.5
 AGREE_CHEAT = 0.3
 """The share of moves on which the solver measure's cheater follows the solver, on top of
 the honest chance."""
+PRIOR_CHEAT = 0.5
+"""The share of moves on which the prior-play measure's scout replays an earlier game's line,
+on top of the honest chance."""
 DIG_HIT_CHEAT = 0.6
 """How often the digs measure assumes a racer who knows the face-down cards picks the best."""
 REGULAR_CV = 0.3
@@ -151,13 +163,18 @@ def game_evidence(
     times: Sequence[int],
     nodes: int = NODES,
     cache: dict[Any, Any] | None = None,
+    earlier: Sequence[Sequence[str]] = (),
 ) -> dict[str, Any]:
     """Return one racer's fair-play evidence for a finished game as plain data.
 
     ``actions`` are the stored actions (moves, ``undo`` markers), ``times`` the moves' times
     in ms from the start (one per action; missing ones are taken as unknown). ``cache``
-    (position key -> winnable) may be shared between calls on the same deals.
+    (position key -> winnable) may be shared between calls on the same deals. ``earlier``
+    are the actions of other players' games on the same deal (a daily's), for the prior-play
+    measure.
     """
+    lines = [_line(variant, number, rule, other) for other in earlier]
+    matches: list[list[tuple[bool, int, float]]] = [[] for _ in lines]  # (same choice, index, share)
     board = Board.new(variant, number, rule)
     telling: list[tuple[bool, int, int]] = []  # (played the solver's move, index, other useful moves)
     critical = _Count()
@@ -177,6 +194,8 @@ def game_evidence(
         if winnable is not False:
             winnable, choice = _solved(board, nodes, cache)
         ranked = hint_scores(board)
+        if lines and ranked:
+            _match(board.key(), move, ranked, lines, matches, index)
         values = dig_values(board)
         if move in values and len(values) >= 2:
             top = max(values.values())
@@ -212,8 +231,9 @@ def game_evidence(
     for hit, index, others in telling:
         chance = leave / others if others else 0.0
         solver.add(hit, index, min(AGREE_CEIL, max(AGREE_FLOOR, chance)), AGREE_CHEAT)
+    prior = _prior(matches, leave)
     timing, cv, median = timing_score([t for t in times if t is not None])
-    score = _clip(solver.llr + dig_llr + timing)
+    score = _clip(solver.llr + dig_llr + timing + prior["score"])
     return {
         "score": round(score, 3),
         "solver": {**solver.as_dict(), "leaves_hint": round(leave, 3)},
@@ -226,8 +246,64 @@ def game_evidence(
             "moves": dig_at,
         },
         "timing": {"cv": cv, "median_ms": median, "score": round(timing, 3)},
+        "prior": prior,
         "moves": len(actions),
     }
+
+
+def _line(variant: str, number: int, rule: str, actions: Sequence[str]) -> dict[Any, Move]:
+    """Return the move an earlier game played at each position it reached (the last one, if it
+    came back there through undo)."""
+    board = Board.new(variant, number, rule)
+    line: dict[Any, Move] = {}
+    for text in actions:
+        if text == "undo":
+            if board.depth:
+                board.pop()
+            continue
+        move = move_from_text(text)
+        line[board.key()] = move
+        board.push(move)
+    return line
+
+
+def _match(
+    key: Any,
+    move: Move,
+    ranked: Sequence[tuple[Move, int]],
+    lines: Sequence[dict[Any, Move]],
+    matches: list[list[tuple[bool, int, float]]],
+    index: int,
+) -> None:
+    """Note, for each earlier game that left the hint's first choice at this position, whether
+    the racer made the same choice, and how the other earlier games that left it there chose
+    (the share an honest player's choice is taken to fall on that move)."""
+    hint = ranked[0][0]
+    left = [(g, line[key]) for g, line in enumerate(lines) if key in line and line[key] != hint]
+    if not left:
+        return
+    others = max(1, sum(1 for m, value in ranked[1:] if value >= 0 and not m.is_deal))
+    for g, choice in left:
+        same = sum(1 for h, other in left if h != g and other == choice)
+        share = (same + 1) / (len(left) - 1 + others)
+        matches[g].append((move == choice, index, share))
+
+
+def _prior(matches: Sequence[Sequence[tuple[bool, int, float]]], leave: float) -> dict[str, Any]:
+    """Score the best match of the racer's game against the earlier games on the deal."""
+    compared = [m for m in matches if m]
+    best: _Count | None = None
+    for positions in compared:
+        count = _Count()
+        for hit, index, share in positions:
+            count.add(hit, index, min(AGREE_CEIL, max(AGREE_FLOOR, leave * share)), PRIOR_CHEAT)
+        if best is None or count.llr > best.llr:
+            best = count
+    games = len(matches)
+    score = max(0.0, best.llr - math.log(len(compared))) if best is not None else 0.0
+    found = best.as_dict() if best is not None else {"positions": 0, "hits": 0, "score": 0.0, "moves": []}
+    found["best"] = found.pop("score")
+    return {**found, "games": games, "compared": len(compared), "score": round(score, 3)}
 
 
 class _Count:
