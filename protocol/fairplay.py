@@ -290,20 +290,24 @@ def _match(
 
 
 def _prior(matches: Sequence[Sequence[tuple[bool, int, float]]], leave: float) -> dict[str, Any]:
-    """Score the best match of the racer's game against the earlier games on the deal."""
-    compared = [m for m in matches if m]
+    """Score the best match of the racer's game against the earlier games on the deal
+    (``match``: its index among them)."""
+    compared = 0
     best: _Count | None = None
-    for positions in compared:
+    match: int | None = None
+    for at, positions in enumerate(matches):
+        if not positions:
+            continue
+        compared += 1
         count = _Count()
         for hit, index, share in positions:
             count.add(hit, index, min(AGREE_CEIL, max(AGREE_FLOOR, leave * share)), PRIOR_CHEAT)
         if best is None or count.llr > best.llr:
-            best = count
-    games = len(matches)
-    score = max(0.0, best.llr - math.log(len(compared))) if best is not None else 0.0
+            best, match = count, at
+    score = max(0.0, best.llr - math.log(compared)) if best is not None else 0.0
     found = best.as_dict() if best is not None else {"positions": 0, "hits": 0, "score": 0.0, "moves": []}
     found["best"] = found.pop("score")
-    return {**found, "games": games, "compared": len(compared), "score": round(score, 3)}
+    return {**found, "match": match, "games": len(matches), "compared": compared, "score": round(score, 3)}
 
 
 class _Count:

@@ -76,8 +76,11 @@ class FairPlay(Service):
                 times.append(max(0, int(event.get("at", start)) - start))
         earlier = await self.store.daily_games(daily, variant, player, PRIOR_GAMES) if daily else []
         evidence = await self.solver.run(
-            game_evidence, variant, number, rule, racer.moves, times, NODES, None, earlier
+            game_evidence, variant, number, rule, racer.moves, times, NODES, None, [e[2] for e in earlier]
         )
+        match = evidence["prior"].pop("match")
+        if match is not None:  # the earlier game the attempt follows most, for the operator
+            evidence["prior"]["game"], evidence["prior"]["player"] = earlier[match][:2]
         entry = {"game": game_id, "mode": mode, "variant": variant, "at": now, **evidence}
         games = await self.store.add_fairplay_game(player, entry)
         if await self.store.drop_fairplay_if_forgotten(player):

@@ -107,7 +107,8 @@ def test_a_daily_attempt_replaying_another_players_earlier_game_is_flagged() -> 
     scouted = earlier[0]
     evidence = game_evidence(VARIANT, DEAL, RULE, scouted, human_times(len(scouted), 7), earlier=earlier)
     prior = evidence["prior"]
-    assert prior["compared"] == len(earlier) and prior["hits"] == prior["positions"] >= 4
+    assert prior["compared"] == len(earlier) and prior["match"] == 0
+    assert prior["hits"] == prior["positions"] >= 4
     assert prior["moves"] and all(0 <= i < len(scouted) for i in prior["moves"])
     assert prior["score"] >= PLAYER_THRESHOLD and evidence["timing"]["score"] == 0.0
     assert evidence["solver"]["score"] < 1.0  # an honest line: the solver measure cannot tell

@@ -258,7 +258,7 @@ async def test_a_daily_attempt_replaying_another_accounts_earlier_game_goes_to_r
             games = await store.fairplay_games(player)
             return games[0] if games else None
 
-        await ranked_daily(bob, scouted, 1)
+        bob_game = await ranked_daily(bob, scouted, 1)
         await until(lambda: analysed(bob.player))
         carol_game = await ranked_daily(carol, own, 2)
         carol_entry = await until(lambda: analysed(carol.player))
@@ -273,7 +273,11 @@ async def test_a_daily_attempt_replaying_another_accounts_earlier_game_goes_to_r
         assert prior["games"] == 2 and prior["hits"] == prior["positions"] >= 3
         assert ann_entry["timing"]["score"] == 0.0  # person-like pauses: the line alone tells
         assert ann_entry["score"] >= PLAYER_THRESHOLD
+        assert (prior["player"], prior["game"]) == (bob.player, bob_game)  # for the operator
         assert [p for p, _ in await store.review_queue()] == [ann.player]
+        command = [sys.executable, "-m", "server.admin", "--redis-url", redis_url, "fairplay"]
+        shown = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+        assert f"player {bob.player}'s earlier game {bob_game}" in shown.stdout, shown
     finally:
         await store.close()
 
