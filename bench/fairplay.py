@@ -2,6 +2,7 @@
 
 Usage: python bench/fairplay.py [--honest 400] [--cheaters 60] [--games 10] [--deals 40]
                                 [--earlier 30] [--workers 2] [--seed 1] [--threshold T]
+                                [--save FILE]
 
 Every simulated player plays ``--games`` ranked games on known deals (a fixed list of
 deal numbers drawn from a seeded generator: a test deal source, as ``--test-deals`` is for
@@ -23,6 +24,9 @@ players' rate counts every chance match). Kinds of players:
   P of moves (0.3, 1.0), what it knows: the move its winning try played in that position,
   or, off that line (or when no try won), the full-information solver's move, as it has
   seen the layout; the other moves as honest;
+- ``replay-P``: as ``scout-P``, but all it uses is its winning try: on a share P of moves
+  (1.0) in a position that try reached, its move there; everything else as honest
+  (a player who remembers the line that won, not the cards);
 - ``digger``: as honest, but knows where the face-down cards lie: when it digs, it digs
   the column whose face-down card is the most useful (and nothing else);
 - ``bot``: the bot with machine-regular timing (0.7 s, +/- 5%).
@@ -30,12 +34,14 @@ players' rate counts every chance match). Kinds of players:
 It prints, per kind, the share of players flagged within 1, 5 and 10 games, and the share
 of honest players flagged, against the goal (at least 95% of full cheaters and 80% of
 p = 0.3 cheaters within 10 games, at most 0.5% of honest players), with the machine load.
+``--save`` writes every game's measures (JSON) to weigh them again without playing.
 Figures only: this script never asserts.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -62,6 +68,7 @@ KINDS = (
     "solver-1.0",
     "scout-0.3",
     "scout-1.0",
+    "replay-1.0",
     "digger",
     "bot",
 )
@@ -127,7 +134,7 @@ def play_game(
         if follow and rng.random() < follow:
             if known is not None and board.key() in known:
                 move = known[board.key()]
-            else:
+            elif not kind.startswith("replay-"):
                 solution = solve(board, Budget(nodes=200_000))
                 if solution.verdict is Verdict.WINNABLE and solution.moves:
                     move = solution.moves[0]
@@ -180,10 +187,14 @@ def _set_earlier(earlier: dict[int, list[list[str]]]) -> None:
     _EARLIER.update(earlier)
 
 
-def run_player(job: tuple[str, int, int, list[int]]) -> tuple[str, list[tuple[float, float, float, int]]]:
+Game = tuple[float, float, float, int, float, int]
+
+
+def run_player(job: tuple[str, int, int, list[int]]) -> tuple[str, list[Game]]:
     """Play one simulated player's games and return their kind and, per game (in order), the
-    score, the score without the prior-play measure, the prior-play score and the longest
-    common opening with an earlier game (moves)."""
+    score, the score without the prior-play measure, the prior-play score, the longest
+    common opening with an earlier game (moves), the best match's log-likelihood ratio and
+    the number of earlier games compared."""
     kind, seed, games, deals = job
     rng = random.Random(seed)
     player = {
@@ -196,7 +207,7 @@ def run_player(job: tuple[str, int, int, list[int]]) -> tuple[str, list[tuple[fl
         number = rng.choice(deals)
         earlier = list(_EARLIER.get(number, []))
         known = None
-        if kind.startswith("scout-"):
+        if kind.startswith(("scout-", "replay-")):
             tries, known = scouting(number, rng, player)
             earlier += tries
         actions, times, _won = play_game(kind, number, rng, player, known)
@@ -204,7 +215,8 @@ def run_player(job: tuple[str, int, int, list[int]]) -> tuple[str, list[tuple[fl
         prior = evidence["prior"]["score"]
         alone = evidence["solver"]["score"] + evidence["digs"]["score"] + evidence["timing"]["score"]
         opening = max((common_opening(actions, other) for other in earlier), default=0)
-        scores.append((evidence["score"], alone, prior, opening))
+        best, compared = evidence["prior"]["best"], evidence["prior"]["compared"]
+        scores.append((evidence["score"], alone, prior, opening, best, compared))
     return kind, scores
 
 
@@ -231,6 +243,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threshold", type=float, default=PLAYER_THRESHOLD)
+    parser.add_argument("--save", help="write every game's measures to this file (JSON)")
     args = parser.parse_args(argv)
     print(f"load before: {load()}  (cpus: {os.cpu_count()})")
     started = time.perf_counter()
@@ -255,9 +268,11 @@ def main(argv: list[str] | None = None) -> None:
     ]
     with Pool(args.workers, initializer=_set_earlier, initargs=(earlier,)) as pool:
         results = pool.map(run_player, jobs, chunksize=4)
-    by_kind: dict[str, list[list[tuple[float, float, float, int]]]] = {kind: [] for kind in KINDS}
+    by_kind: dict[str, list[list[Game]]] = {kind: [] for kind in KINDS}
     for kind, games in results:
         by_kind[kind].append(games)
+    if args.save:
+        Path(args.save).write_text(json.dumps(by_kind))
     honest_scores = sorted(g[0] for games in by_kind["honest"] for g in games)
     print(
         f"{len(deals)} known deals, {args.earlier} earlier games on each, {args.games} games a player, "

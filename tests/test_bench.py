@@ -135,11 +135,12 @@ def test_fairplay_benchmark_prints_a_row_per_kind_of_player() -> None:
         "solver-1.0",
         "scout-0.3",
         "scout-1.0",
+        "replay-1.0",
         "digger",
         "bot",
     ]
     assert [kind for kind, *_ in rows] == kinds, out
-    assert [int(players) for _, players, *_ in rows] == [6] + [2] * 8, out
+    assert [int(players) for _, players, *_ in rows] == [6] + [2] * 9, out
     assert re.search(r"4 known deals, 3 earlier games on each", out), out
     assert re.search(r"honest prior-play scores: [\d.]+% of games above 0", out), out
     assert "load before:" in out and "goal:" in out, out
