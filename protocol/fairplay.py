@@ -29,7 +29,7 @@ game's score (decision 16):
   how the day's other players chose there; a scout who replays a line learned on a second
   account does so on a share of moves. The best match over the earlier games counts, less
   the log of how many were compared (so that many games to compare against do not make a
-  match by chance), and never below 0: not matching anyone says nothing.
+  match by chance) and a margin, and never below 0: not matching anyone says nothing.
 
 A player's score is the sum of their last ``PLAYER_GAMES`` ranked games' scores, each held
 to ``[GAME_FLOOR, GAME_CAP]`` so that neither one clean game hides a pattern nor one odd game
@@ -60,6 +60,7 @@ __all__ = [
     "PLAYER_GAMES",
     "PLAYER_THRESHOLD",
     "PRIOR_CHEAT",
+    "PRIOR_MARGIN",
     "REGULAR_CV",
     "dig_values",
     "flagged",
@@ -84,6 +85,10 @@ the honest chance."""
 PRIOR_CHEAT = 0.5
 """The share of moves on which the prior-play measure's scout replays an earlier game's line,
 on top of the honest chance."""
+PRIOR_MARGIN = 2.0
+"""Taken off the prior-play measure's best match (after the log of the number of games
+compared): a game scores only a match well past chance, as a game's score of 0 or more adds
+up over the player's games (set on the benchmark's tuning populations)."""
 DIG_HIT_CHEAT = 0.6
 """How often the digs measure assumes a racer who knows the face-down cards picks the best."""
 REGULAR_CV = 0.3
@@ -304,7 +309,7 @@ def _prior(matches: Sequence[Sequence[tuple[bool, int, float]]], leave: float) -
             count.add(hit, index, min(AGREE_CEIL, max(AGREE_FLOOR, leave * share)), PRIOR_CHEAT)
         if best is None or count.llr > best.llr:
             best, match = count, at
-    score = max(0.0, best.llr - math.log(compared)) if best is not None else 0.0
+    score = max(0.0, best.llr - math.log(compared) - PRIOR_MARGIN) if best is not None else 0.0
     found = best.as_dict() if best is not None else {"positions": 0, "hits": 0, "score": 0.0, "moves": []}
     found["best"] = found.pop("score")
     return {**found, "match": match, "games": len(matches), "compared": compared, "score": round(score, 3)}
