@@ -106,12 +106,24 @@ def _print_review(queue: list[dict[str, Any]]) -> None:
             print(
                 f"  {game['mode']:<5} game {game['game']}  {_when(game['at'])}  score {game['score']:+.2f}:"
                 f" solver's move {solver['hits']}/{solver['positions']} where the hint differs"
-                f" (moves {solver['moves']}), kept the win {critical['hits']}/{critical['positions']}"
+                f" (moves {solver['moves']}; leaves the hint {solver.get('leaves_hint', '?')} where they"
+                f" agree), kept the win {critical['hits']}/{critical['positions']}"
                 f" where the hint loses it (moves {critical['moves']}), best dig {digs['best']}/"
                 f"{digs['choices']} (chance {digs['expected']}), move times cv {timing['cv']}"
-                f" median {timing['median_ms']} ms"
+                f" median {timing['median_ms']} ms{_prior_text(game.get('prior'))}"
             )
         print(f"  replay: scorpion replay GAME; ban: scorpion-admin ban {entry['player']} --reason ...")
+
+
+def _prior_text(prior: dict[str, Any] | None) -> str:
+    """Say how far a daily attempt followed another player's earlier game of the day."""
+    if not prior or not prior.get("hits"):
+        return ""
+    return (
+        f", the same choice as player {prior.get('player')}'s earlier game {prior.get('game')}"
+        f" {prior['hits']}/{prior['positions']} where it left the hint (moves {prior['moves']};"
+        f" score {prior['score']:+.2f} over {prior['compared']} games compared)"
+    )
 
 
 def _print_log(entries: list[dict[str, Any]]) -> None:

@@ -16,20 +16,22 @@ import logging
 import time
 from typing import Any
 
-from protocol.fairplay import PLAYER_THRESHOLD, game_evidence, player_score
+from protocol.fairplay import NODES, PLAYER_THRESHOLD, game_evidence, player_score
 from protocol.wire.error import ErrorCode, ProtocolError
 
 from .runtime.service import Plumbing, Service
 from .solver import SolverPool
 from .store import Store
 
-__all__ = ["REFUND_DAYS", "FairPlay", "ban", "dismiss", "unban"]
+__all__ = ["PRIOR_GAMES", "REFUND_DAYS", "FairPlay", "ban", "dismiss", "unban"]
 
 log = logging.getLogger("scorpion.fairplay")
 
 REFUND_DAYS = 30
 """A ban gives back the rating points opponents lost to the player in this many days."""
 DAY_MS = 24 * 3600 * 1000
+PRIOR_GAMES = 200
+"""A ranked daily attempt is compared with up to this many other games of the day's deal."""
 
 
 class FairPlay(Service):
@@ -55,8 +57,12 @@ class FairPlay(Service):
         start: int,
         player: str,
         opponents: list[str],
+        daily: str | None = None,
     ) -> None:
-        """Analyse one racer's finished ranked game and update their fair-play record."""
+        """Analyse one racer's finished ranked game and update their fair-play record.
+
+        A daily attempt (``daily``: its day) is also compared with the other games of the
+        day's deal: the other players' ranked attempts and guests' practice."""
         racer = await self.store.racer(game_id, player)
         if racer is None:
             return
@@ -68,7 +74,13 @@ class FairPlay(Service):
             event = json.loads(raw)
             if event["type"] == "move" and event.get("player") == player:
                 times.append(max(0, int(event.get("at", start)) - start))
-        evidence = await self.solver.run(game_evidence, variant, number, rule, racer.moves, times)
+        earlier = await self.store.daily_games(daily, variant, player, PRIOR_GAMES) if daily else []
+        evidence = await self.solver.run(
+            game_evidence, variant, number, rule, racer.moves, times, NODES, None, [e[2] for e in earlier]
+        )
+        match = evidence["prior"].pop("match")
+        if match is not None:  # the earlier game the attempt follows most, for the operator
+            evidence["prior"]["game"], evidence["prior"]["player"] = earlier[match][:2]
         entry = {"game": game_id, "mode": mode, "variant": variant, "at": now, **evidence}
         games = await self.store.add_fairplay_game(player, entry)
         if await self.store.drop_fairplay_if_forgotten(player):

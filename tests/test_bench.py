@@ -123,11 +123,26 @@ def test_solver_benchmark_prints_a_row_per_variant_and_rule() -> None:
 
 
 def test_fairplay_benchmark_prints_a_row_per_kind_of_player() -> None:
-    out = run_bench("fairplay.py", "--honest", "6", "--cheaters", "2", "--games", "3", "--deals", "4")
+    out = run_bench(
+        "fairplay.py", "--honest", "6", "--cheaters", "2", "--games", "3", "--deals", "4", "--earlier", "3"
+    )
     rows = re.findall(r"^(\S+) +(\d+) +([\d.]+)% +([\d.]+)% +([\d.]+)%", out, re.M)
-    kinds = ["honest", "solver-0.1", "solver-0.3", "solver-0.5", "solver-1.0", "scout", "bot"]
+    kinds = [
+        "honest",
+        "solver-0.1",
+        "solver-0.3",
+        "solver-0.5",
+        "solver-1.0",
+        "scout-0.3",
+        "scout-1.0",
+        "replay-1.0",
+        "digger",
+        "bot",
+    ]
     assert [kind for kind, *_ in rows] == kinds, out
-    assert [int(players) for _, players, *_ in rows] == [6, 2, 2, 2, 2, 2, 2], out
+    assert [int(players) for _, players, *_ in rows] == [6] + [2] * 9, out
+    assert re.search(r"4 known deals, 3 earlier games on each", out), out
+    assert re.search(r"honest prior-play scores: [\d.]+% of games above 0", out), out
     assert "load before:" in out and "goal:" in out, out
 
 

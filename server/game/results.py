@@ -100,6 +100,7 @@ class Results(Service):
                         game.start,
                         player,
                         opponents if game.mode == "race" else [],
+                        game.daily if game.mode == "daily" else None,
                     )
                 )
             if game.mode == "daily" and game.daily:

@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 
 from .base import StoreBase
-from .keys import board_channel, board_key
+from .keys import board_channel, board_key, game_key
 from .replies import (
     as_int,
     as_int_or_none,
@@ -77,6 +77,26 @@ class DailyStore(StoreBase):
             pipe.sismember(f"daily:{date}:{variant}:done", player_id)
             game_id, done = await pipe.execute()
         return as_text_or_none(game_id), bool(done)
+
+    async def daily_games(
+        self, date: str, variant: str, skip: str, limit: int
+    ) -> list[tuple[str, str, list[str]]]:
+        """Return up to ``limit`` of a day's other games (ranked attempts and guests' practice,
+        over or not; not ``skip``'s) with a move, as (game id, player, actions), for the
+        fair-play prior-play measure."""
+        attempts = text_map(await self.redis.hgetall(f"daily:{date}:{variant}:attempts"))
+        others = sorted((game, player) for player, game in attempts.items() if player != skip)[:limit]
+        if not others:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:  # games of many slots
+            for game, player in others:
+                pipe.lrange(game_key(game, f"m:{player}"), 0, -1)
+            replies = await pipe.execute()
+        return [
+            (game, player, moves)
+            for (game, player), moves in zip(others, map(text_list, replies), strict=True)
+            if moves
+        ]
 
     async def finish_daily_attempt(self, date: str, variant: str, player_id: str, keep_ms: int) -> None:
         """Mark the player's ranked attempt of a day as over."""

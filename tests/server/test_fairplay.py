@@ -1,10 +1,13 @@
 """Fair play on real nodes and a real Redis: a racer who follows the solver goes to review,
-an honest bot does not; scorpion-admin lists the review queue, bans (ranked play refused,
-rating and daily boards re-ranked, an opponent refunded), unbans, and logs who, when, why."""
+an honest bot does not; a daily attempt replaying another account's earlier game of the
+day goes to review, one played independently does not; scorpion-admin lists the review
+queue, bans (ranked play refused, rating and daily boards re-ranked, an opponent
+refunded), unbans, and logs who, when, why."""
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import math
 import random
@@ -20,9 +23,10 @@ from client.model import position_key
 from protocol.fairplay import PLAYER_THRESHOLD
 from protocol.game import Board, Move, hint_scores, move_json
 from protocol.solver import Budget, solve
+from server.daily import choose_number
 from server.store import Store
 
-from .conftest import Client, NodeFactory, accounts_only
+from .conftest import DAILY_SECRET, Client, NodeFactory, accounts_only
 
 ROOT = Path(__file__).resolve().parents[2]
 DEAL = 17437166598339580354
@@ -50,6 +54,38 @@ def bot_line() -> list[Move]:
         board.push(move)
         line.append(move)
     return line
+
+
+def weak_line(number: int, slip: float, seed: int) -> tuple[list[Move], int]:
+    """A weaker player's game of a deal: the hint bot's, with another useful move on a share
+    ``slip`` of moves; return it and how often it left the hint's first choice."""
+    board, seen, idle, line, left = Board.new("scorpion", number), set(), 0, [], 0
+    rng = random.Random(seed)
+    while len(line) < 200 and not board.is_won():
+        seen.add(position_key(board))
+        move = choose_move(board, seen, idle)
+        if move is None:
+            break
+        ranked = hint_scores(board)
+        others = [m for m, value in ranked if value >= 0 and not m.is_deal and m != move]
+        if others and rng.random() < slip:
+            move = rng.choice(others)
+        left += move != ranked[0][0]
+        idle = 0 if dict(ranked).get(move, 0) > 0 else idle + 1
+        board.push(move)
+        line.append(move)
+    return line, left
+
+
+async def ranked_daily(client: Client, line: list[Move], seed: int) -> str:
+    """Play ``line`` as the client's ranked attempt of today's deal, then resign; return the game."""
+    start = await client.request({"type": "daily_start"})
+    assert start["type"] == "race_started" and start["mode"] == "daily", start
+    v = await play(client, start["game"], start["v"], line, seed)
+    resigned = await client.request({"type": "resign", "game": start["game"], "v": v})
+    assert resigned["type"] == "accepted" or resigned["code"] == "game_over", resigned  # or stuck
+    await client.expect("race_ended", game=start["game"], timeout=20)
+    return str(start["game"])
 
 
 async def play(client: Client, game: str, v: int, line: list[Move], seed: int) -> int:
@@ -198,6 +234,50 @@ async def test_a_solver_follower_is_reviewed_banned_refunded_against_and_unbanne
         ]
         assert [e["player"] for e in log] == [ann.player] * 3 + [bob.player]
         assert all(e["at"] > 0 for e in log)
+    finally:
+        await store.close()
+
+
+async def test_a_daily_attempt_replaying_another_accounts_earlier_game_goes_to_review(
+    start_node: NodeFactory, open_client: Any, redis_url: str
+) -> None:
+    node = start_node(daily_secret=DAILY_SECRET)
+    number = choose_number(DAILY_SECRET, dt.datetime.now(dt.UTC).date().isoformat(), "scorpion")
+    # Bob's game of the day (Ann's second account, or a friend's): one that leaves the hint's
+    # choice a few times. Carol plays the deal on her own; Ann replays Bob's line.
+    lines = [weak_line(number, 0.4, seed) for seed in range(40)]
+    scouted = max(lines, key=lambda found: found[1])[0]
+    own = next(line for line, left in lines if left >= 3 and line[:5] != scouted[:5])
+    bob: Client = await open_client(node, "Bob")
+    carol: Client = await open_client(node, "Carol")
+    ann: Client = await open_client(node, "Ann")
+    store = Store(redis_url)
+    try:
+
+        async def analysed(player: str) -> dict[str, Any] | None:
+            games = await store.fairplay_games(player)
+            return games[0] if games else None
+
+        bob_game = await ranked_daily(bob, scouted, 1)
+        await until(lambda: analysed(bob.player))
+        carol_game = await ranked_daily(carol, own, 2)
+        carol_entry = await until(lambda: analysed(carol.player))
+        assert carol_entry["game"] == carol_game and carol_entry["prior"]["games"] == 1
+        assert (
+            carol_entry["prior"]["score"] < PLAYER_THRESHOLD / 2 and carol_entry["score"] < PLAYER_THRESHOLD
+        )
+        ann_game = await ranked_daily(ann, scouted, 3)
+        ann_entry = await until(lambda: analysed(ann.player))
+        assert ann_entry["game"] == ann_game and ann_entry["mode"] == "daily"
+        prior = ann_entry["prior"]
+        assert prior["games"] == 2 and prior["hits"] == prior["positions"] >= 3
+        assert ann_entry["timing"]["score"] == 0.0  # person-like pauses: the line alone tells
+        assert ann_entry["score"] >= PLAYER_THRESHOLD
+        assert (prior["player"], prior["game"]) == (bob.player, bob_game)  # for the operator
+        assert [p for p, _ in await store.review_queue()] == [ann.player]
+        command = [sys.executable, "-m", "server.admin", "--redis-url", redis_url, "fairplay"]
+        shown = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+        assert f"player {bob.player}'s earlier game {bob_game}" in shown.stdout, shown
     finally:
         await store.close()
 
