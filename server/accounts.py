@@ -177,12 +177,13 @@ class AccountService(Service):
         return username
 
     async def register(
-        self, player: str, raw: str, password: str | None, retention_ms: int
+        self, player: str, raw: str, password: str | None, retention_ms: int, day: str = ""
     ) -> tuple[str, str]:
         """Make a guest an account with a password (``None``: its credential is a passkey,
         stored by the caller); return its username and skeleton (``username_taken`` when it,
         or a look-alike, is another account's; ``not_allowed`` when the player is an account
-        already, or becoming one on another connection)."""
+        already, or becoming one on another connection). ``day``: the daily's date now, kept
+        as the day the account was made."""
         username = prepare_username(raw)
         shape = skeleton(username)
         if not await self.store.begin_account(player, shape):
@@ -193,10 +194,10 @@ class AccountService(Service):
             if not await self.store.claim_username(shape, player, retention_ms):
                 raise _taken(username)
             if password is None:
-                await self.store.make_passkey_account(player, username, shape)
+                await self.store.make_passkey_account(player, username, shape, day)
             else:
                 digest = await asyncio.to_thread(_HASHER.hash, password)
-                await self.store.make_account(player, username, shape, digest)
+                await self.store.make_account(player, username, shape, digest, day)
         except BaseException:
             await self.store.release_username(shape, player)
             await self.store.abandon_account(player, shape)

@@ -14,7 +14,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from protocol.game import COMPETITIVE_MIN, MAX_NUMBER, ReserveRule
@@ -22,6 +22,7 @@ from protocol.rating import Ending, ending_of
 from protocol.solver import Budget, pick_winnable
 from protocol.wire.message import deal_commitment
 
+from .limits import subject_of
 from .runtime.lifeline import worker_pool
 from .store import Store
 
@@ -163,6 +164,31 @@ class DailyService:
             state = await self.store.game_state(attempt)
             done = state is not None and state != "racing"
         return attempt, done
+
+    async def _address_mark(self, date: str, address: str) -> str:
+        """Return the keyed hash (HMAC with the daily secret) of a client address on a day."""
+        secret = await self.store.daily_secret()
+        text = f"forgotten:{date}:{subject_of(address)}"
+        return hmac.new(secret.encode(), text.encode(), hashlib.sha256).hexdigest()
+
+    async def remember_forgotten(self, player: str, address: str, variants: Iterable[str]) -> bool:
+        """Before a player is forgotten: if they had a ranked attempt of today's deal, keep a
+        keyed hash of their address for the rest of the day (decision 15); return whether."""
+        date = self.today()
+        attempts = [await self.store.daily_attempt(date, variant, player) for variant in variants]
+        if not address or all(game is None for game, _ in attempts):
+            return False
+        _, end = self.bounds(date)
+        left = max(end - int(self.clock() * 1000), 0) + 3_600_000
+        await self.store.note_forgotten_address(date, await self._address_mark(date, address), left)
+        return True
+
+    async def used_by_the_forgotten(self, date: str, address: str) -> bool:
+        """Tell whether a player forgotten after a ranked attempt of ``date`` left from this
+        address (the day's ranked attempt of an account made that day there stays used)."""
+        return bool(address) and await self.store.forgotten_address(
+            date, await self._address_mark(date, address)
+        )
 
     async def may_see(self, player: str | None, daily: str | None, variant: str) -> bool:
         """Tell whether a player may see a game of the daily ``daily`` (``None``: not a daily).

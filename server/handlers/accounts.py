@@ -68,9 +68,8 @@ async def _made_account(node: Node, session: Session, raw: str, password: str | 
     assert session.player is not None
     await node.limits.take(session.address, "account")
     try:
-        username, _ = await node.accounts.register(
-            session.player, raw, password, node.accounts.retention_ms(True)
-        )
+        kept, day = node.accounts.retention_ms(True), node.daily.today()
+        username, _ = await node.accounts.register(session.player, raw, password, kept, day)
     except BaseException:
         with contextlib.suppress(Exception):
             await node.limits.give_back(session.address, "account")

@@ -90,6 +90,12 @@ async def on_daily_start(node: Node, session: Session, message: m.DailyStart) ->
         )
         return
     await node.fairplay.check_ranked(session.player)
+    if await _made_again_today(node, session, date):
+        raise ProtocolError(
+            ErrorCode.DAILY_ALREADY_PLAYED,
+            "today's ranked attempt was played from your address by a player since forgotten: "
+            "an account made here today ranks from tomorrow (practice is open)",
+        )
     game_id = new_game_id()
     if attempt is not None or not await node.store.claim_daily_attempt(
         date, variant, session.player, game_id, daily.keep_ms
@@ -131,3 +137,11 @@ async def on_around_me(node: Node, session: Session, message: m.AroundMe) -> Non
     session.send(
         await node.leaderboards.page(session.player, message.variant, date, offset, limit, message.ref)
     )
+
+
+async def _made_again_today(node: Node, session: Session, date: str) -> bool:
+    """Tell whether the session's account was made today, from an address where a player
+    was forgotten today after a ranked attempt (forget_me, then a new account)."""
+    assert session.player is not None
+    made = (await node.store.account(session.player)).get("made")
+    return made == date and await node.daily.used_by_the_forgotten(date, session.address)

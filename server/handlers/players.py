@@ -116,6 +116,8 @@ async def on_forget_me(node: Node, session: Session, message: m.ForgetMe) -> Non
     for game in racing:
         game.roster = [(pid, FORGOTTEN_NAME if pid == player else name) for pid, name in game.roster]
         await _resign(node, game, player)  # rivals see them resign; the race goes on or ends
+    # The day's ranked attempt stays used for an account made again from here today.
+    await node.daily.remember_forgotten(player, session.address, VARIANTS)
     days = [(game.daily, game.variant) for game in racing if game.daily]
     daily_attempts = await node.store.forget_daily_attempts(player, days)
     hold = int(node.config.username_hold * 1000)

@@ -153,15 +153,17 @@ class AccountStore(StoreBase):
         """Return the player whose account has a username of this look-alike class."""
         return as_text_or_none(await self.redis.get(username_key(skeleton)))
 
-    async def make_account(self, player_id: str, username: str, skeleton: str, password_hash: str) -> None:
-        """Make a player an account: its username and its password's hash."""
+    async def make_account(
+        self, player_id: str, username: str, skeleton: str, password_hash: str, day: str = ""
+    ) -> None:
+        """Make a player an account: its username, its password's hash, the day it was made."""
         mapping: dict[Any, Any] = {"username": username, "skeleton": skeleton, "password": password_hash}
-        await self.redis.hset(f"player:{player_id}", mapping=mapping)
+        await self.redis.hset(f"player:{player_id}", mapping={**mapping, "made": day})
 
     async def account(self, player_id: str) -> dict[str, str]:
-        """Return a player's ``username``, ``skeleton``, ``password`` hash and ``name`` (empty
-        for a guest: no such fields)."""
-        fields = ["username", "skeleton", "password", "name"]
+        """Return a player's ``username``, ``skeleton``, ``password`` hash, ``name`` and the
+        daily's date it became an account (``made``) (empty for a guest: no such fields)."""
+        fields = ["username", "skeleton", "password", "name", "made"]
         values = text_or_none_list(await self.redis.hmget(f"player:{player_id}", fields))
         return {k: v for k, v in zip(fields, values, strict=True) if v}
 
@@ -187,9 +189,10 @@ class AccountStore(StoreBase):
             pipe.pexpire(passkeys_key(player_id), ttl_ms, nx=True)
             await pipe.execute()
 
-    async def make_passkey_account(self, player_id: str, username: str, skeleton: str) -> None:
+    async def make_passkey_account(self, player_id: str, username: str, skeleton: str, day: str = "") -> None:
         """Make a player an account whose credential is a passkey (no password)."""
-        await self.redis.hset(f"player:{player_id}", mapping={"username": username, "skeleton": skeleton})
+        mapping: dict[Any, Any] = {"username": username, "skeleton": skeleton, "made": day}
+        await self.redis.hset(f"player:{player_id}", mapping=mapping)
 
     # -- login lockout ----------------------------------------------------------------
 

@@ -98,6 +98,20 @@ class DailyStore(StoreBase):
             if moves
         ]
 
+    async def note_forgotten_address(self, date: str, mark: str, ttl_ms: int) -> None:
+        """Keep a keyed hash of the address of a player forgotten after a ranked attempt of
+        ``date`` (``daily:DATE:forgotten``), for the rest of that day."""
+        key = f"daily:{date}:forgotten"
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.sadd(key, mark)
+            pipe.pexpire(key, ttl_ms)
+            await pipe.execute()
+
+    async def forgotten_address(self, date: str, mark: str) -> bool:
+        """Tell whether a player forgotten after a ranked attempt of ``date`` left from an
+        address with this keyed hash."""
+        return bool(await self.redis.sismember(f"daily:{date}:forgotten", mark))
+
     async def finish_daily_attempt(self, date: str, variant: str, player_id: str, keep_ms: int) -> None:
         """Mark the player's ranked attempt of a day as over."""
         key = f"daily:{date}:{variant}:done"

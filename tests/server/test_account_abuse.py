@@ -203,3 +203,31 @@ async def test_a_guest_neither_watches_nor_races_the_ghosts_of_today_s_daily(
     assert watched["code"] == "account_required", watched
     ghost = await guest.request({"type": "daily_ghost"})
     assert ghost["code"] == "account_required", ghost
+
+
+@pytest.mark.asyncio
+async def test_forget_me_then_a_new_account_from_the_same_address_does_not_rank_today_again(
+    local_node: Any, open_client: Any, redis_url: str
+) -> None:
+    node = await local_node(trusted_proxies="127.0.0.1/32")
+    home, elsewhere = {"X-Forwarded-For": "203.0.113.7"}, {"X-Forwarded-For": "198.51.100.9"}
+    ann: Client = await open_client(node, "Ann", headers=home, account=True)
+    attempt = await ann.request({"type": "daily_start"})
+    assert attempt["type"] == "race_started"
+    forgotten = await ann.request({"type": "forget_me"})  # mid-attempt: resigned, then erased
+    assert forgotten["type"] == "forgotten"
+    again: Client = await open_client(node, "Ann2", headers=home, account=True)
+    refused = await again.request({"type": "daily_start"})
+    assert refused["code"] == "daily_already_played" and "since forgotten" in refused["message"]
+    practice = await again.request({"type": "daily_start", "practice": True})
+    assert practice["code"] == "not_allowed"  # no ranked attempt made: practice waits as ever
+    # Someone else, from another address, ranks as usual; only a keyed hash is kept.
+    other: Client = await open_client(node, "Cy", headers=elsewhere, account=True)
+    assert (await other.request({"type": "daily_start"}))["type"] == "race_started"
+    store = Store(redis_url)
+    keys = [k async for k in store.redis.scan_iter("daily:*:forgotten")]
+    assert len(keys) == 1
+    (mark,) = await store.redis.smembers(keys[0])
+    text = mark.decode() if isinstance(mark, bytes) else mark
+    assert len(text) == 64 and "203.0.113.7" not in text and await store.redis.pttl(keys[0]) > 0
+    await store.close()
