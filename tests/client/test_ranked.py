@@ -373,6 +373,8 @@ async def test_the_terminal_client_marks_the_rated_race_shows_the_changes_and_th
     app = ScorpionApp(ann)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(lambda: "rating:" in app.note)
+        # the result's key legend is laid out last (later on a loaded machine)
+        await until(lambda: "P profile" in app.screen_text().splitlines()[-1])
         await pilot.pause(0.1)
         screen = app.screen_text()
         lines = screen.splitlines()
