@@ -42,9 +42,12 @@ async def test_a_fresh_deal_played_first_becomes_a_challenge_a_friend_races_and_
     ghost = await waiting  # Ann's deal, as a rival's progress
     assert ghost.summary["moves"] == 1
     assert bob.race is not None and bob.race.racers["ghost-1"].summary["moves"] == 1
+    # Ann's notice is sent as the race ends: it may reach her before Bob sees the end
+    notice = asyncio.create_task(ann.wait_for(ChallengeTaken, timeout=30))
+    await asyncio.sleep(0)  # the waiter is registered before the race can end
     await bob.resign()
     await bob.race_ended(taking.game, timeout=10)
-    taken = await ann.wait_for(ChallengeTaken, timeout=30)  # recorded just after the end
+    taken = await notice
     assert taken.entry.player == bob.player
     board = await bob.challenge_board(made.code)
     assert [e.name for e in board.entries] == ["Bob"]
