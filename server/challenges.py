@@ -21,7 +21,7 @@ from protocol.wire.error import ErrorCode, ProtocolError
 from .accounts import require_account
 from .daily import DailyService
 from .game.feed import GameFeed
-from .game.ghost import GhostClock, GhostDriver, ghost_id, record_run
+from .game.ghost import GhostClock, GhostDriver, GhostRuns, ghost_id, record_run
 from .game.live import GameSpec, LiveGame, now_ms
 from .game.opening import restart, save_restart
 from .game.race import RaceService
@@ -65,6 +65,8 @@ class ChallengeService(Service):
         """The challenges being read, by code: the takers asking meanwhile wait for the same read."""
         self.timer = GhostClock()
         """The one timer every ghost this node drives waits on."""
+        self.runs = GhostRuns()
+        """The runs those ghosts replay, each worked out once for all the games racing it."""
 
     # -- making --------------------------------------------------------------------------
 
@@ -227,6 +229,7 @@ class ChallengeService(Service):
                 player,
                 ghosts,
                 timer=self.timer,
+                runs=self.runs,
                 spawn=self.tasks.spawn,
                 on_done=lambda: self.drivers.pop(game_id, None),
             )

@@ -66,18 +66,30 @@ def uncovered_cards(view: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(cards)
 
 
-def note_uncovered(known: dict[str, Uncovered], player: str, version: int, view: Mapping[str, Any]) -> None:
-    """Keep ``view`` as what ``player`` has uncovered, unless a later version is known already
-    (events may be read again from the log, older than what a node has seen)."""
+def note_uncovered(
+    known: dict[str, Uncovered],
+    player: str,
+    version: int,
+    view: Mapping[str, Any],
+    cards: frozenset[str] | None = None,
+) -> None:
+    """Keep ``view`` as what ``player`` has uncovered (``cards``, when the caller has worked
+    them out already), unless a later version is known already (events may be read again
+    from the log, older than what a node has seen)."""
     previous = known.get(player)
     if previous is None or previous[0] <= version:
-        known[player] = (version, uncovered_cards(view))
+        known[player] = (version, uncovered_cards(view) if cards is None else cards)
 
 
 def note_event_uncovered(
-    known: dict[str, Uncovered], racers: Iterable[str], version: int, event: Mapping[str, Any]
+    known: dict[str, Uncovered],
+    racers: Iterable[str],
+    version: int,
+    event: Mapping[str, Any],
+    cards: frozenset[str] | None = None,
 ) -> None:
-    """Keep what a game's event shows of its racer's board (the opening: of every racer's)."""
+    """Keep what a game's event shows of its racer's board (the opening: of every racer's);
+    ``cards``, when given, are the cards the event's view shows."""
     view = event.get("view")
     if view is None:
         return
@@ -85,7 +97,7 @@ def note_event_uncovered(
         for player in racers:
             note_uncovered(known, player, version, view)
     elif event["type"] in ("move", "status"):
-        note_uncovered(known, event["player"], version, view)
+        note_uncovered(known, event["player"], version, view, cards)
 
 
 def common_cards(racers: Iterable[tuple[str, Uncovered | None]]) -> frozenset[str] | None:

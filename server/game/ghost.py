@@ -10,6 +10,8 @@ taker (a summary and a status, never a card), ``spectate_event`` to spectators (
 actions are committed at once and the race ends as a race does.
 
 :func:`record_run` and :class:`GhostPacer` are pure; the driver's clock is given to it.
+Every taker of one challenge races the same runs: :class:`GhostRuns` works out each action's
+board once per node for all of their games.
 """
 
 from __future__ import annotations
@@ -17,20 +19,22 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from protocol.game import Board, move_from_text
+from protocol.game import Board, ReserveRule, move_from_text, view_data
 
 from ..store import UNREACHABLE
 from ..store.keys import GHOST_PREFIX
+from .fairness import uncovered_cards
 from .live import DONE, LiveGame, game_event, now_ms
 from .race import RaceService
 
-__all__ = ["GhostClock", "GhostDriver", "GhostPacer", "ghost_id", "record_run"]
+__all__ = ["GhostClock", "GhostDriver", "GhostPacer", "GhostRun", "GhostRuns", "ghost_id", "record_run"]
 
 log = logging.getLogger("scorpion.ghost")
 
@@ -93,6 +97,58 @@ class GhostPacer:
             out.append((index, self.ghosts[index]["actions"][step]))
             self.position += 1
         return out
+
+
+@dataclass
+class GhostRun:
+    """One recorded run's boards on its deal, worked out as far as some game has needed them:
+    after each action, the ghost's view (as its player saw it) and the cards that view shows
+    (what spectators' masks are worked out from). Shared, and only read, by every game racing
+    the run on a node."""
+
+    board: Board
+    actions: list[list[Any]]
+    views: list[tuple[Mapping[str, Any], frozenset[str]]] = field(default_factory=list)
+
+    def after(self, step: int) -> tuple[Mapping[str, Any], frozenset[str]]:
+        """Return the view and its cards after the run's action number ``step`` (from 0)."""
+        while len(self.views) <= step:
+            _, kind, _, move, _, _ = self.actions[len(self.views)]
+            if kind == "move":
+                if move == "undo":
+                    self.board.pop()
+                elif move:
+                    self.board.push(move_from_text(move))
+            view = view_data(self.board)
+            self.views.append((view, uncovered_cards(view)))
+        return self.views[step]
+
+
+class GhostRuns:
+    """The runs a node's ghosts replay, each worked out once (:class:`GhostRun`) however many
+    games race it: the takers of one shared link race the same runs on the same deal. The
+    runs used least recently are dropped past ``steps`` actions in all (a view is about a
+    kilobyte); a game holds on to its own runs meanwhile."""
+
+    def __init__(self, steps: int = 20_000) -> None:
+        self.limit = steps
+        self.size = 0
+        self.runs: OrderedDict[tuple[Any, ...], GhostRun] = OrderedDict()
+
+    def run(self, variant: str, number: int, rule: ReserveRule, ghost: Mapping[str, Any]) -> GhostRun:
+        """Return the shared run of ``ghost`` on the deal ``number``."""
+        actions = ghost["actions"]
+        key = (variant, number, rule, tuple((action[1], action[3]) for action in actions))
+        run = self.runs.get(key)
+        if run is not None:
+            self.runs.move_to_end(key)
+            return run
+        run = self.runs[key] = GhostRun(Board.new(variant, number, rule), actions)
+        self.size += len(actions)
+        while self.size > self.limit and len(self.runs) > 1:
+            _, dropped = self.runs.popitem(last=False)
+            self.size -= len(dropped.actions)
+        return run
 
 
 class GhostClock:
@@ -166,6 +222,7 @@ class GhostDriver:
         ghosts: list[dict[str, Any]],
         *,
         timer: GhostClock,
+        runs: GhostRuns,
         spawn: Callable[[Coroutine[Any, Any, None]], object],
         clock: Callable[[], int] = now_ms,
         on_done: Callable[[], object] | None = None,
@@ -175,10 +232,12 @@ class GhostDriver:
         self.taker = taker
         self.pacer = GhostPacer(ghosts)
         self.timer = timer
+        self.runs = runs
         self.spawn = spawn
         self.clock = clock
         self.on_done = on_done
-        self.boards: dict[int, Board] = {}
+        self.played: dict[int, tuple[GhostRun, int]] = {}
+        """By ghost: its shared run, and how many of its actions this game has played."""
         self.game: LiveGame | None = None
         self.busy = False
         self.again = False
@@ -266,21 +325,18 @@ class GhostDriver:
     async def _commit(self, game: LiveGame, index: int, action: list[Any]) -> bool:
         offset, kind, verb, move, summary, status = action
         player = ghost_id(index)
-        board = self.boards.get(index)
-        if board is None:
-            board = self.boards[index] = Board.new(game.variant, game.number, game.rule)
-        if kind == "move":
-            if move == "undo":
-                board.pop()
-            elif move:
-                board.push(move_from_text(move))
+        run, step = self.played.get(index) or (
+            self.runs.run(game.variant, game.number, game.rule, self.pacer.ghosts[index]),
+            0,
+        )
+        view, cards = run.after(step)
         now = self.clock()
         record = game_event(
             kind,
             player=player,
             action=verb,
             move=move,
-            board=board,
+            view=view,
             summary=summary,
             status=status,
             origin=self.race.node_name + "/",
@@ -309,6 +365,7 @@ class GhostDriver:
         if outcome.result != "ok":
             log.info("ghost stopped", extra={"game": game.game_id, "result": outcome.result})
             return False
-        self.race.note_event(game, outcome.version, record)
+        self.played[index] = (run, step + 1)
+        self.race.note_event(game, outcome.version, record, cards)
         self.race.on_event(game.game_id, outcome.version, record)
         return True

@@ -260,21 +260,21 @@ def game_event(
     player: str,
     action: str,
     move: str,
-    board: Board,
+    view: Mapping[str, Any],
     summary: dict[str, Any],
     status: str,
     origin: str,
     at: int,
 ) -> dict[str, Any]:
     """Return the stored event of a racer's action (``kind`` ``move``) or change of status
-    (``status``): the racer's board as they see it (no face-down card, the stock a count),
-    their summary and status, and where and when it was committed."""
+    (``status``): the racer's board as they see it (``view``: :func:`view_data` of it, no
+    face-down card, the stock a count), their summary and status, and where and when it was committed."""
     return {
         "type": kind,
         "player": player,
         "action": action,
         "move": move,
-        "view": view_data(board),
+        "view": view,
         "summary": summary,
         "status": status,
         "origin": origin,

@@ -29,6 +29,7 @@ from protocol.game import (
     player_view,
     summarize,
     summary_data,
+    view_data,
 )
 from protocol.wire.error import ErrorCode, ProtocolError
 from protocol.wire.message import (
@@ -236,8 +237,11 @@ class RaceService:
         game.status[player_id] = racer.status
         return board
 
-    def note_event(self, game: LiveGame, version: int, event: dict[str, Any]) -> None:
-        """Update the node's copy of a game from an event committed by any node.
+    def note_event(
+        self, game: LiveGame, version: int, event: dict[str, Any], cards: frozenset[str] | None = None
+    ) -> None:
+        """Update the node's copy of a game from an event committed by any node (``cards``:
+        the cards its view shows, when the caller knows them already).
 
         The one writer of a racer's state in the node's copy (version, status, summary):
         its own commits come here as other nodes' events do.
@@ -245,7 +249,7 @@ class RaceService:
         game.version = max(game.version, version)
         player = event.get("player")
         if hides_cards(game):  # what each racer has uncovered: their spectators' mask
-            note_event_uncovered(game.uncovered, game.racer_ids(), version, event)
+            note_event_uncovered(game.uncovered, game.racer_ids(), version, event, cards)
         if player is not None and event["type"] in ("move", "status"):
             if game.changed.get(player, 0) < version and not str(event.get("origin", "")).startswith(
                 self.node_name + "/"
@@ -364,7 +368,7 @@ class RaceService:
             player=player_id,
             action=action.TYPE,
             move=text,
-            board=board,
+            view=view_data(board),
             summary=summary,
             status=status,
             origin=origin or self.node_name + "/",
@@ -441,7 +445,7 @@ class RaceService:
             player=player_id,
             action="left",
             move="",
-            board=board,
+            view=view_data(board),
             summary=summary,
             status="left",
             origin=self.node_name + "/",

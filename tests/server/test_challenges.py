@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 from typing import Any
 
 import redis.asyncio as aioredis
 
-from protocol.game import Board, move_json
+from protocol.game import Board, ReserveRule, move_from_text, move_json, move_text, view_data
 from protocol.wire.codec import decode_dict
 from protocol.wire.message import Options
-from server.game.ghost import GhostClock, GhostPacer, record_run
+from server.game.fairness import uncovered_cards
+from server.game.ghost import GhostClock, GhostPacer, GhostRuns, record_run
 from server.game.live import GameSpec
 from server.game.opening import open_game, restart, save_restart
 from server.store import Store
@@ -75,6 +77,47 @@ async def test_the_ghosts_clock_steps_a_crowd_due_at_once_in_batches_in_due_orde
     due = {number: 1000 - number % 3 for number in range(100)}
     assert [due[n] for _, n in stepped] == sorted(due[n] for _, n in stepped)  # the earliest first
     assert len(clock) == 1  # the one not due yet waits
+
+
+def played_run(moves: int, seed: int) -> dict[str, Any]:
+    """A run of ``moves`` legal actions on DEAL (an undo among them), as a ghost keeps it."""
+    board, rng, actions = Board.new("scorpion", DEAL), random.Random(seed), []
+    for step in range(moves):
+        if step % 5 == 4 and board.depth:
+            board.pop()
+            actions.append([step * 100, "move", "undo", "undo", {}, "playing"])
+            continue
+        move = rng.choice(board.legal_moves())
+        board.push(move)
+        actions.append([step * 100, "move", "move", move_text(move), {}, "playing"])
+    actions.append([moves * 100, "status", "resign", "", {}, "resigned"])
+    return {"name": "Ann", "actions": actions}
+
+
+def test_a_ghost_s_boards_are_worked_out_once_per_node_and_are_the_run_s_own() -> None:
+    runs = GhostRuns(steps=40)
+    ghost = played_run(12, seed=5)
+    shared = runs.run("scorpion", DEAL, ReserveRule.ANY_TIME, ghost)
+    replayed = Board.new("scorpion", DEAL)
+    for step, action in enumerate(ghost["actions"]):
+        if action[3] == "undo":
+            replayed.pop()
+        elif action[3]:
+            replayed.push(move_from_text(action[3]))
+        view, cards = shared.after(step)
+        assert view == view_data(replayed)
+        assert cards == uncovered_cards(view_data(replayed))
+    # A second game racing the same run (read again from storage: equal, not the same
+    # object) shares the boards worked out; another deal or another run does not.
+    again = runs.run("scorpion", DEAL, ReserveRule.ANY_TIME, json.loads(json.dumps(ghost)))
+    assert again is shared and again.after(3) is shared.after(3)
+    other = played_run(12, seed=6)
+    assert runs.run("scorpion", DEAL, ReserveRule.ANY_TIME, other) is not shared
+    assert runs.run("scorpion", DEAL + 1, ReserveRule.ANY_TIME, ghost) is not shared
+    # Past its limit (40 actions) the node drops the runs used least recently.
+    assert runs.size <= 40 and len(runs.runs) == 3
+    runs.run("scorpion", DEAL, ReserveRule.ANY_TIME, played_run(20, seed=7))
+    assert runs.size <= 40 and runs.run("scorpion", DEAL, ReserveRule.ANY_TIME, ghost) is not shared
 
 
 def test_a_run_is_its_racer_s_actions_with_their_times_from_the_start() -> None:

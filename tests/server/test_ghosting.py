@@ -174,7 +174,7 @@ def test_along_a_rated_race_a_spectator_is_shown_exactly_the_cards_face_up_on_ev
         if move is None:
             continue
         event = game_event(
-            "move", player=pid, action="move", move=move_text(move), board=board,
+            "move", player=pid, action="move", move=move_text(move), view=view_data(board),
             summary=summary_data(board, 1, board.status()), status="playing", origin="n2/", at=START,
         )  # fmt: skip
         race.note_event(game, version, event)

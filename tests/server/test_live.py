@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from protocol.game import DEAL, Board, ReserveRule, Status, card_text, move_text, summary_data
+from protocol.game import DEAL, Board, ReserveRule, Status, card_text, move_text, summary_data, view_data
 from protocol.wire.message import Accepted, Options, Progress, RaceEnded, RaceStarted, SpectateEvent
 from server.game.live import (
     LiveGame,
@@ -75,7 +75,7 @@ def test_a_spectator_never_receives_a_face_down_card_along_a_whole_game() -> Non
             player="ann",
             action="deal" if move == DEAL else "move",
             move=move_text(move),
-            board=board,
+            view=view_data(board),
             summary=summary_data(board, 3, status),
             status="playing",
             origin="n1/",
@@ -102,7 +102,7 @@ def test_a_racer_gets_their_own_view_and_a_rival_only_the_progress() -> None:
     board.push(move)
     summary = summary_data(board, 1, board.status())
     event = game_event(
-        "move", player="ann", action="move", move=move_text(move), board=board,
+        "move", player="ann", action="move", move=move_text(move), view=view_data(board),
         summary=summary, status="playing", origin="n1/", at=START,
     )  # fmt: skip
     own = project(game, 2, event, "ann")
