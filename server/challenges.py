@@ -231,9 +231,10 @@ class ChallengeService(Service):
                 timer=self.timer,
                 runs=self.runs,
                 spawn=self.tasks.spawn,
-                on_done=lambda: self.drivers.pop(game_id, None),
+                on_done=lambda: self._driver_done(game),
             )
             self.drivers[game_id] = driver
+            game.listeners.add(driver)
             driver.start(game)
         counted = spec.mode != "practice"  # a practice game counts no start
         self.tasks.spawn(self._started(game, player, opened.ttls.get(player, -1) if counted else None))
@@ -254,11 +255,12 @@ class ChallengeService(Service):
                 except UNREACHABLE:
                     await self.store.health.wait_to_retry()
 
-    def game_event(self, game_id: str, event: dict[str, Any]) -> None:
-        """Wake a game's ghosts when its taker's part is over (an event committed here)."""
-        driver = self.drivers.get(game_id)
-        if driver is not None and event.get("player") == driver.taker and event.get("status") != "playing":
-            driver.taker_done()
+    def _driver_done(self, game: LiveGame) -> None:
+        """Forget a game's ghosts once their part is over: the node keeps the game only while
+        a connection here still follows it."""
+        driver = self.drivers.pop(game.game_id, None)
+        if driver is not None:
+            self.tasks.spawn(self.feed.detach(driver, game.game_id))
 
     # -- results -------------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ class Node(Service):
         self.race.listen(
             on_game_loaded=self.feed.game_loaded,
             on_race_done=self._race_done,
-            on_event=self._local_event,
+            on_event=self.feed.local_event,
         )
         self.presence = Presence(plumbing, self.race, self.feed)
         self.accounts = AccountService(plumbing)
@@ -84,10 +84,6 @@ class Node(Service):
         # the challenge's board first: its taker asks for it as soon as the race ends
         await self.challenges.race_done(game, standings, finished)
         await self.results.race_done(game, standings, finished)
-
-    def _local_event(self, game_id: str, version: int, event: dict[str, Any]) -> None:
-        self.feed.local_event(game_id, version, event)
-        self.challenges.game_event(game_id, event)
 
     def spawn(self, coro: Awaitable[Any]) -> Any:
         """Run a background task the node keeps track of (and cancels at shutdown)."""

@@ -211,8 +211,18 @@ class GhostDriver:
     """Replay a challenge game's ghosts: each action committed at its recorded time.
 
     No task of its own while it waits: the node's :class:`GhostClock` wakes it when its next
-    action falls due (or a second later, to see whether the taker's part ended on another
-    node), and it commits what is due in one short-lived task."""
+    action falls due, and it commits what is due in one short-lived task. It follows the game
+    as a racer's connection does (one of the game's ``listeners``), so every event of the
+    game, whichever node committed it, reaches it: the taker's part ending wakes it at once
+    (the ghosts' remaining actions follow at once, and the race ends), and the node keeps
+    the game and its channel while the ghosts race, whoever else leaves."""
+
+    player: str | None = None
+    """A game listener with no player of its own (no place to clear when the race ends)."""
+
+    WAIT_MS = 30_000
+    """How long it waits for the taker once the ghosts are done, before it looks again
+    (their part's end wakes it before then: this covers only a wake that never came)."""
 
     def __init__(
         self,
@@ -244,6 +254,7 @@ class GhostDriver:
         self.finished = False
         self.ticket = 0
         """The timer entry this driver waits for; older ones are stale."""
+        self.games: dict[str, int] = {game_id: 0}
 
     def start(self, game: LiveGame) -> None:
         """Wait on the timer for the first action of ``game`` (the node's copy of it, just
@@ -255,9 +266,17 @@ class GhostDriver:
         else:
             self.ticket = self.timer.wake(self, game.start + first)
 
-    def taker_done(self) -> None:
-        """Say the taker's part may be over (checked on the game's copy): step at once."""
-        self.due()
+    def send(self, message: object) -> None:
+        """Take a notice meant for the game's connections (a spectator count): none matters."""
+
+    def deliver(self, game_id: str, version: int, event: dict[str, Any], spectator: bool) -> None:
+        """Take in one of the game's events, already noted in the node's copy: step at once
+        when the taker's part may be over or the race has ended."""
+        self.games[game_id] = version
+        if event.get("type") == "race_ended" or (
+            event.get("player") == self.taker and event.get("status") in DONE
+        ):
+            self.due()
 
     def due(self, ticket: int = 0) -> None:
         """Take a step now: for the timer's latest entry (``ticket``), or the taker's end
@@ -306,14 +325,12 @@ class GhostDriver:
             if next_at is None and taker_done:
                 break
             if not taker_done:
-                # Every ghost has played its run (one still playing at its recorded end stays
-                # so): wait for the taker. The taker may end their part on another node, whose
-                # event this node's copy of the game takes in without waking the driver: look
-                # again within a second.
+                # The next action's time, or, once every ghost has played its run (one still
+                # playing at its recorded end stays so), the taker's end, which wakes it.
                 now = self.clock()
-                due_at = now + 1000 if next_at is None else game.start + next_at
+                due_at = now + self.WAIT_MS if next_at is None else game.start + next_at
                 if due_at > now:
-                    return min(due_at, now + 1000)
+                    return due_at
             elapsed = None if taker_done else self.clock() - game.start
             for index, action in self.pacer.due(elapsed):
                 if not await self._commit(game, index, action):

@@ -307,6 +307,50 @@ async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
     await redis.aclose()
 
 
+async def test_a_taker_who_moves_to_another_node_and_resigns_there_ends_the_race_at_once(
+    local_node: Any, open_client: Any
+) -> None:
+    node1 = await local_node(test_deals=str(DEAL), node_id="node1", grace_period=5.0)
+    node2 = await local_node(test_deals=str(DEAL), node_id="node2", grace_period=5.0)
+    fay: Client = await open_client(node1, "Fay")
+    started = await fay.request({"type": "challenge_new"})
+    board, v = Board.new("scorpion", DEAL), started["v"]
+    for pause in (0.0, 4.0):  # Fay's second move comes four seconds after her first
+        await asyncio.sleep(pause)
+        move = next(m for m in board.legal_moves() if not m.is_deal)
+        board.push(move)
+        v = (await fay.request({"type": "move", "game": started["game"], "v": v, "move": move_json(move)}))[
+            "v"
+        ]
+    await fay.request({"type": "resign", "game": started["game"], "v": v})
+    code = (await fay.expect("challenge"))["code"]
+
+    # Gus takes it on node 1, sees the ghost's first move, then his tab closes and he
+    # carries on on node 2, the node driving the ghost left with no connection of his.
+    gus: Client = await open_client(node1, "Gus")
+    taken = await gus.request({"type": "challenge_take", "code": code})
+    game = taken["game"]
+    await gus.expect("progress", player="ghost-1")
+    await gus.ws.close()
+    tab: Client = await open_client(node2, "Gus", token=gus.token)
+    assert (await tab.request({"type": "resume", "game": game, "v": taken["v"]}))["type"] in (
+        "batch",
+        "snapshot",
+    )
+    assert (await tab.request({"type": "resign", "game": game, "v": taken["v"]}))["type"] == "accepted"
+    # His part is over: the ghost's rest is played at once and the race ends, well before
+    # the ghost's second move was due at its recorded pace.
+    ended = await tab.expect("race_ended", timeout=3.0)
+    ghost = next(row for row in ended["standings"] if row["player"] == "ghost-1")
+    assert ghost["status"] == "resigned", ended
+    driving = node1.server.node
+    for _ in range(50):  # and node 1 lets the game go once the race is over
+        if not driving.challenges.drivers and game not in driving.race.games:
+            break
+        await asyncio.sleep(0.1)
+    assert not driving.challenges.drivers and game not in driving.race.games
+
+
 async def test_a_challenge_expires_with_every_key(
     start_node: NodeFactory, open_client: Any, redis_url: str
 ) -> None:
