@@ -15,7 +15,8 @@ Prints figures; asserts nothing. On loopback, an embedded Redis and two server n
    received, per ghost event delivered.
 3. Live rivals: ``--takers`` players in pairs (each pair on one node, the pairs split
    between the nodes), one of each pair playing moves at the recorded run's pace, the
-   other receiving them as ``progress``; server CPU per progress event, over the same span.
+   other receiving them as ``progress``; server CPU per progress event, measured as for
+   the ghosts (the pairs begin within the same ``--spread``, the window opens once all have).
 
 The summary gives lateness p99 at the takers' sockets (goal <= 50 ms) and the ratio of CPU per ghost
 event to CPU per live rival's progress event (goal <= 1.2).
@@ -295,13 +296,18 @@ async def ghosts(
     }
 
 
-async def live(urls: list[str], offsets: list[int], takers: int, pids: list[int]) -> dict[str, Any]:
+async def live(
+    urls: list[str], offsets: list[int], takers: int, pids: list[int], spread: float
+) -> dict[str, Any]:
     pairs = max(1, takers // 2)
     events = 0
     ready = asyncio.Event()
     starts: list[asyncio.Future[None]] = []
+    delays = random.Random(3)
+    window: dict[str, float] = {}
+    waiting = [pairs]
 
-    async def pair(index: int) -> None:
+    async def pair(index: int, delay: float) -> tuple[BenchClient, BenchClient]:
         nonlocal events
         url = urls[index % 2]
         a, b = await client(url, f"A{index}"), await client(url, f"B{index}")
@@ -312,9 +318,13 @@ async def live(urls: list[str], offsets: list[int], takers: int, pids: list[int]
         start_a, _ = await asyncio.gather(a.expect("race_started"), b.expect("race_started"))
         starts[index].set_result(None)
         await ready.wait()
+        await asyncio.sleep(delay)  # as the takers began: within ``spread`` seconds
         game, v = start_a["game"], start_a["v"]
         board, rng = Board.new("scorpion", DEAL), random.Random(index)
         begin = now_ms()
+        waiting[0] -= 1
+        if not waiting[0]:  # every pair has begun: the CPU window opens, as for the ghosts
+            window["cpu0"], window["t0"] = server_cpu(pids), time.perf_counter()
 
         async def receive() -> None:
             nonlocal events
@@ -323,7 +333,7 @@ async def live(urls: list[str], offsets: list[int], takers: int, pids: list[int]
                 data = msgpack.unpackb(await b.ws.recv())
                 if data.get("type") == "progress" and data.get("game") == game:
                     got += 1
-                    events += 1
+                    events += "t0" in window
 
         receiving = asyncio.create_task(receive())
         for offset in offsets[:-1]:
@@ -336,17 +346,19 @@ async def live(urls: list[str], offsets: list[int], takers: int, pids: list[int]
             else:
                 board.push(move)
         await receiving
-        for c in (a, b):
-            await c.ws.close()
+        return a, b  # closed once the window has: a closing connection costs the server too
 
     loop = asyncio.get_running_loop()
     starts.extend(loop.create_future() for _ in range(pairs))
-    tasks = [asyncio.create_task(pair(i)) for i in range(pairs)]
+    tasks = [asyncio.create_task(pair(i, delays.uniform(0, spread))) for i in range(pairs)]
     await asyncio.gather(*starts)
-    cpu0, t0 = server_cpu(pids), time.perf_counter()
     ready.set()
-    await asyncio.gather(*tasks)
-    return {"events": events, "cpu": server_cpu(pids) - cpu0, "seconds": time.perf_counter() - t0}
+    played = await asyncio.gather(*tasks)
+    cpu, seconds = server_cpu(pids) - window["cpu0"], time.perf_counter() - window["t0"]
+    for a, b in played:
+        await a.ws.close()
+        await b.ws.close()
+    return {"events": events, "cpu": cpu, "seconds": seconds}
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -408,7 +420,7 @@ async def main(args: argparse.Namespace) -> None:
                     f"server CPU {ghost_cpu * 1e6:.0f} us per ghost event ({g['counted']} events, "
                     f"{g['seconds']:.1f} s)"
                 )
-            r = await live(urls, offsets, args.takers, pids)
+            r = await live(urls, offsets, args.takers, pids, args.spread)
             live_cpu = r["cpu"] / max(1, r["events"])
             print(
                 f"live rivals: {args.takers // 2} races on 2 nodes, {r['events']} progress events in "
