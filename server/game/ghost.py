@@ -127,10 +127,11 @@ class GhostRun:
 class GhostRuns:
     """The runs a node's ghosts replay, each worked out once (:class:`GhostRun`) however many
     games race it: the takers of one shared link race the same runs on the same deal. The
-    runs used least recently are dropped past ``steps`` actions in all (a view is about a
-    kilobyte); a game holds on to its own runs meanwhile."""
+    runs used least recently are dropped past ``steps`` actions in all (an action's view and
+    its cards take about 3.5 KB: 14 MB at the most); a game holds on to its own runs
+    meanwhile, whether or not the node still shares them."""
 
-    def __init__(self, steps: int = 20_000) -> None:
+    def __init__(self, steps: int = 4_000) -> None:
         self.limit = steps
         self.size = 0
         self.runs: OrderedDict[tuple[Any, ...], GhostRun] = OrderedDict()
