@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import fields
 from importlib import metadata
 from pathlib import Path
 
@@ -93,3 +95,14 @@ def test_the_collector_is_tuned_for_a_long_running_server() -> None:
     assert int(out[1]) == YOUNG_GC_THRESHOLD > 700
     assert out[2] == "True"  # the older generations keep theirs
     assert int(out[3]) > 1000  # the modules and tables loaded so far
+
+
+def test_every_setting_is_in_the_operations_guide_s_table() -> None:
+    table = [
+        line
+        for line in (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text().splitlines()
+        if line.startswith("| `")
+    ]
+    named = {name for line in table for name in re.findall(r"`([a-z0-9-]+)`", line.split("|")[1])}
+    missing = [f.name for f in fields(Config) if f.name.replace("_", "-") not in named]
+    assert not missing, f"settings missing from docs/operations.md's Configuration table: {missing}"
