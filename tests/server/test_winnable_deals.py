@@ -5,14 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from protocol.game import Board, move_from_text, move_json
 from protocol.solver import Budget, Verdict, solve, solve_deal
 
 from .conftest import Client
-
-pytestmark = pytest.mark.asyncio
 
 WINNABLE = 1_000_000_000_007
 """A deal the solver proves winnable at once."""
