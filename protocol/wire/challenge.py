@@ -13,6 +13,7 @@ from msgspec import Meta
 from .base import Record, Reply, Request
 from .fields import (
     MAX_PLAYERS,
+    MAX_RACERS,
     MAX_VERSION,
     Count,
     Epoch,
@@ -57,7 +58,7 @@ class ChallengeEntry(Record, frozen=True, kw_only=True):
     score: Score
     elapsed: Count
     status: RacerStatus
-    place: Annotated[int, Meta(ge=1, le=MAX_PLAYERS + 1)]
+    place: Annotated[int, Meta(ge=1, le=MAX_RACERS)]
     """Where the taker placed in their race against the ghosts (1: ahead of every ghost)."""
     game: Id
     finished: Epoch

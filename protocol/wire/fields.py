@@ -39,7 +39,9 @@ ROOM_ALPHABET: Final = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 ROOM_CODE_LENGTH: Final = 6
 """Length of a room code."""
 MAX_PLAYERS: Final = 8
-"""Most racers in one race."""
+"""Most players in one room or race."""
+MAX_RACERS: Final = MAX_PLAYERS + 1
+"""Most racers in one game: a race of 8, or a challenge's taker and its 8 ghosts."""
 GAME_ID_PATTERN: Final = r"[A-Za-z0-9_-]{1,32}"
 """What a game id (and every other id on the wire) looks like, as a regular expression."""
 GAME_ID_TEXT: Final = "1 to 32 letters, digits, '-' or '_'"
@@ -96,7 +98,7 @@ Rating = Annotated[int, Meta(ge=0, le=10_000)]
 Deviation = Annotated[int, Meta(ge=0, le=350)]
 Score = Annotated[int, Meta(ge=0, le=10**6)]
 Rank = Annotated[int, Meta(ge=1, le=MAX_VERSION)]
-Place = Annotated[int, Meta(ge=1, le=MAX_PLAYERS)]
+Place = Annotated[int, Meta(ge=1, le=MAX_RACERS)]
 Column = Annotated[int, Meta(ge=1, le=MAX_COLUMNS)]
 RoomCodeIn = Annotated[str, Meta(pattern=_whole(f"(?i:[{ROOM_ALPHABET}]{{{ROOM_CODE_LENGTH}}})"))]
 CellName = Annotated[str, Meta(pattern=_whole(f"[Rr][1-{MAX_CELLS}]"))]

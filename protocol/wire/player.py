@@ -16,6 +16,7 @@ from .base import Record, Reply, Request
 from .fields import (
     MAX_LIST,
     MAX_PLAYERS,
+    MAX_RACERS,
     MAX_VERSION,
     Count,
     Date,
@@ -252,8 +253,8 @@ class RecentGame(Record, frozen=True, kw_only=True):
     variant: Variant
     mode: GameMode
     start: Epoch
-    racers: Annotated[int, Meta(ge=1, le=MAX_PLAYERS)]
-    rank: Annotated[int, Meta(ge=1, le=MAX_PLAYERS)]
+    racers: Annotated[int, Meta(ge=1, le=MAX_RACERS)]
+    rank: Annotated[int, Meta(ge=1, le=MAX_RACERS)]
     score: Annotated[int, Meta(ge=0, le=10**6)]
     status: RacerStatus
     rated: bool = _kept(False)

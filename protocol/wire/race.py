@@ -19,6 +19,7 @@ from .fields import (
     MAX_LIST,
     MAX_NAME,
     MAX_PLAYERS,
+    MAX_RACERS,
     MAX_RETRY_AFTER_MS,
     Count,
     Date,
@@ -225,7 +226,7 @@ class RaceStarted(Reply, tag="race_started", frozen=True, kw_only=True):
     start: Epoch
     commitment: Hex64
     view: dict[str, Any]
-    roster: Annotated[tuple[Racer, ...], Meta(max_length=MAX_PLAYERS)]
+    roster: Annotated[tuple[Racer, ...], Meta(max_length=MAX_RACERS)]
     room: RoomCode | None = None
     daily: Date | None = None
     mode: GameMode = _kept("race")
@@ -305,7 +306,7 @@ class RaceEnded(Reply, tag="race_ended", frozen=True, kw_only=True):
 
     game: Id
     v: Version
-    standings: Annotated[tuple[Standing, ...], Meta(max_length=MAX_PLAYERS)]
+    standings: Annotated[tuple[Standing, ...], Meta(max_length=MAX_RACERS)]
     number: DealNumber | None = None
     salt: Salt | None = None
     """Absent for a daily game until its day is over: everyone plays that deal all day."""
@@ -357,10 +358,10 @@ class Snapshot(Reply, tag="snapshot", frozen=True, kw_only=True):
     start: Epoch
     now: Epoch
     commitment: Hex64
-    roster: Annotated[tuple[Racer, ...], Meta(max_length=MAX_PLAYERS)]
+    roster: Annotated[tuple[Racer, ...], Meta(max_length=MAX_RACERS)]
     view: dict[str, Any]
     summary: dict[str, Any]
     status: RacerStatus
-    racers: Annotated[tuple[RacerProgress, ...], Meta(max_length=MAX_PLAYERS)]
+    racers: Annotated[tuple[RacerProgress, ...], Meta(max_length=MAX_RACERS)]
     mode: GameMode = _kept("race")
     daily: Date | None = None

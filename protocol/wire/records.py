@@ -17,7 +17,7 @@ from ..game.move import CELL_BASE, DEAL, Move
 from .base import Record
 from .fields import (
     MAX_LIST,
-    MAX_PLAYERS,
+    MAX_RACERS,
     CardName,
     CellName,
     Column,
@@ -137,7 +137,7 @@ class Standing(Record, frozen=True, kw_only=True):
     runs: Annotated[int, Meta(ge=0, le=8)]
     elapsed: Count
     status: RacerStatus
-    rank: Annotated[int, Meta(ge=1, le=MAX_PLAYERS)]
+    rank: Annotated[int, Meta(ge=1, le=MAX_RACERS)]
 
 
 class GameInfo(Record, frozen=True, kw_only=True):
@@ -145,11 +145,11 @@ class GameInfo(Record, frozen=True, kw_only=True):
 
     game: Id
     variant: Variant
-    players: Annotated[tuple[Racer, ...], Meta(max_length=MAX_PLAYERS)]
+    players: Annotated[tuple[Racer, ...], Meta(max_length=MAX_RACERS)]
     start: Epoch
     spectators: Count
     room: RoomCode | None = None
-    racers: Annotated[tuple[RacerProgress, ...], Meta(max_length=MAX_PLAYERS)] = _kept(())
+    racers: Annotated[tuple[RacerProgress, ...], Meta(max_length=MAX_RACERS)] = _kept(())
     """Each racer's score and progress now (elapsed time is ``now - start``)."""
     rematch_of: Id | None = None
     """The race this one is a rematch of, when its racers asked to race again."""

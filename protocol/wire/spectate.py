@@ -13,7 +13,7 @@ from msgspec import Meta
 from .base import Reply, Request
 from .fields import (
     MAX_LIST,
-    MAX_PLAYERS,
+    MAX_RACERS,
     Count,
     DealNumber,
     Epoch,
@@ -93,7 +93,7 @@ class SpectatorSnapshot(Reply, tag="spectate", frozen=True, kw_only=True):
     start: Epoch
     now: Epoch
     spectators: Count
-    racers: Annotated[tuple[RacerBoard, ...], Meta(max_length=MAX_PLAYERS)]
+    racers: Annotated[tuple[RacerBoard, ...], Meta(max_length=MAX_RACERS)]
     room: RoomCode | None = None
 
 
@@ -144,8 +144,8 @@ class ReplayLog(Reply, tag="replay_log", frozen=True, kw_only=True):
     start: Epoch
     number: DealNumber
     salt: Salt
-    logs: Annotated[tuple[PlayerLog, ...], Meta(max_length=MAX_PLAYERS)]
-    standings: Annotated[tuple[Standing, ...], Meta(max_length=MAX_PLAYERS)] = _kept(())
+    logs: Annotated[tuple[PlayerLog, ...], Meta(max_length=MAX_RACERS)]
+    standings: Annotated[tuple[Standing, ...], Meta(max_length=MAX_RACERS)] = _kept(())
 
 
 class ReplayPositions(Request, tag="replay_positions", frozen=True, kw_only=True):
