@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from protocol.rating import standing_key
 from protocol.wire import message as m
 from protocol.wire.error import ErrorCode, ProtocolError
 
@@ -44,10 +45,30 @@ def _ghost_record(index: int, ghost: dict[str, Any]) -> m.Ghost:
     )
 
 
-def _ranked(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return a board's entries ranked as a race's standings are: score, then time, then who
-    finished first."""
-    rows = sorted(results.values(), key=lambda e: (-e["score"], e["elapsed"], e["finished"]))
+def _challenge(code: str, settings: Mapping[str, Any], ghosts: list[dict[str, Any]], ref: Any) -> m.Challenge:
+    """Return the ``challenge`` message of a challenge as stored."""
+    return m.Challenge(
+        code=code,
+        variant=settings["variant"],
+        options=m.Options.from_dict(json.loads(settings["options"])),
+        owner=settings["owner"],
+        ghosts=tuple(_ghost_record(i, g) for i, g in enumerate(ghosts)),
+        expires=int(settings["expires"]),
+        ref=ref,
+    )
+
+
+def board_key(entry: Mapping[str, Any]) -> tuple[int, int, int]:
+    """Return a board entry's place as a sort key (lower is better), as a race's standings
+    order its racers (:func:`protocol.rating.standing_key`): score, how the run ended, then
+    the shorter time among those who finished and the longer stay among those who stopped."""
+    return standing_key(entry["score"], entry["status"], entry["elapsed"])
+
+
+def rank_board(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return a board's entries ranked as a race's standings are (:func:`board_key`), then
+    who finished first."""
+    rows = sorted(results.values(), key=lambda e: (board_key(e), e["finished"]))
     return [{**row, "rank": rank} for rank, row in enumerate(rows, start=1)]
 
 
@@ -81,6 +102,12 @@ class ChallengeService(Service):
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "that game is not over: finish it first")
         if game.daily and not self.daily.is_over(game.daily):
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "a daily game makes a challenge once its day is over")
+        # One challenge a game and player: asking again gives the same code while it is
+        # kept, so a player's challenges are bounded by the games they finished.
+        made = await self.store.challenge_made_from(player, game_id)
+        stored = None if made is None else await self.store.challenge(made)
+        if made is not None and stored is not None:
+            return _challenge(made, *stored, ref)
         ghosts = await self._runs(game, player)
         return await self._store(player, game, ghosts, ref)
 
@@ -122,15 +149,7 @@ class ChallengeService(Service):
             "created": now_ms(),
         }
         code = await self.store.create_challenge(owner, settings, ghosts, expires)
-        return m.Challenge(
-            code=code,
-            variant=game.variant,
-            options=options,
-            owner=owner,
-            ghosts=tuple(_ghost_record(i, g) for i, g in enumerate(ghosts)),
-            expires=expires,
-            ref=ref,
-        )
+        return _challenge(code, {**settings, "owner": owner, "expires": str(expires)}, ghosts, ref)
 
     # -- taking --------------------------------------------------------------------------
 
@@ -293,8 +312,10 @@ class ChallengeService(Service):
             "game": game.game_id,
             "finished": finished.get(taker, now_ms()),
         }
-        await self.store.record_challenge_result(game.challenge, taker, entry, int(settings["expires"]))
-        ranked = {e["player"]: e for e in _ranked(await self.store.challenge_results(game.challenge))}
+        await self.store.record_challenge_result(
+            game.challenge, taker, entry, int(settings["expires"]), better=board_key
+        )
+        ranked = {e["player"]: e for e in rank_board(await self.store.challenge_results(game.challenge))}
         shown = {**entry, "rank": ranked.get(taker, {"rank": len(ranked) + 1})["rank"]}
         taken = m.ChallengeTaken(code=game.challenge, entry=m.ChallengeEntry(**shown))
         await self.store.notify(settings["owner"], {"kind": "message", "message": taken.to_dict()})
@@ -302,7 +323,7 @@ class ChallengeService(Service):
     async def board(self, code: str, ref: Any = None) -> m.ChallengeBoardInfo:
         """Return a challenge's ghosts and takers' results, best first."""
         settings, ghosts = await self._load(code)
-        entries = _ranked(await self.store.challenge_results(code.upper()))[:200]
+        entries = rank_board(await self.store.challenge_results(code.upper()))[:200]
         return m.ChallengeBoardInfo(
             code=code.upper(),
             variant=settings["variant"],

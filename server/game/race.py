@@ -71,6 +71,8 @@ BoardAction = PlayMove | DealReserve | Undo | Resign
 
 NOT_RACING = "you are not racing in that game"
 """What a player is told of a game they are not a racer of."""
+_ENDED_AS = {"finished": "finished", "stuck": "got stuck", "resigned": "resigned", "left": "left"}
+"""How ``game_over`` says a racer's part ended (their status as words)."""
 
 
 def own(game: LiveGame | None, game_id: str, player_id: str | None, stranger: str = NOT_RACING) -> LiveGame:
@@ -331,7 +333,8 @@ class RaceService:
         """Return the racer's board, or raise ``game_over`` when their part is over."""
         board = await self.board_of(game, player_id)
         if game.status[player_id] != "playing":
-            raise ProtocolError(ErrorCode.GAME_OVER, f"your race is over: you {game.status[player_id]}")
+            ended = _ENDED_AS.get(game.status[player_id], game.status[player_id])
+            raise ProtocolError(ErrorCode.GAME_OVER, f"your race is over: you {ended}")
         return board
 
     async def _commit(

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .base import StoreBase
-from .keys import ROOM_ALPHABET, ROOM_CODE_LENGTH, challenge_key, challenges_of_key
+from .keys import ROOM_ALPHABET, ROOM_CODE_LENGTH, challenge_key, challenge_sources_key, challenges_of_key
 from .records import StoreError
-from .replies import text_list, text_map
+from .replies import as_text_or_none, text_list, text_map
 
 __all__ = ["ChallengeStore"]
 
@@ -37,14 +37,21 @@ class ChallengeStore(StoreBase):
                 for key in keys:
                     pipe.pexpireat(key, expires_ms)
                 await pipe.execute()
-            mine = challenges_of_key(owner)
+            mine, sources = challenges_of_key(owner), challenge_sources_key(owner)
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.zadd(mine, {code: expires_ms})
                 pipe.zremrangebyscore(mine, 0, expires_ms - 366 * 86_400_000)  # long gone
-                pipe.pexpireat(mine, expires_ms)  # the newest challenge is the last to expire
+                pipe.hset(sources, str(settings["source"]), code)
+                for key in (mine, sources):
+                    pipe.pexpireat(key, expires_ms)  # the newest challenge is the last to expire
                 await pipe.execute()
             return code
         raise StoreError("internal", "could not allocate a challenge code")
+
+    async def challenge_made_from(self, owner: str, game_id: str) -> str | None:
+        """Return the code of the challenge ``owner`` made of the game ``game_id``, if any
+        (it may have expired since)."""
+        return as_text_or_none(await self.redis.hget(challenge_sources_key(owner), game_id))
 
     async def challenge(self, code: str) -> tuple[dict[str, str], list[dict[str, Any]]] | None:
         """Return a challenge's settings and ghosts, or ``None`` when there is none (or it expired)."""
@@ -65,15 +72,19 @@ class ChallengeStore(StoreBase):
         }
 
     async def record_challenge_result(
-        self, code: str, player: str, entry: Mapping[str, Any], expires_ms: int
+        self,
+        code: str,
+        player: str,
+        entry: Mapping[str, Any],
+        expires_ms: int,
+        better: Callable[[Mapping[str, Any]], Any],
     ) -> bool:
-        """Keep a taker's result on a challenge's board if it is their best; tell whether it is."""
+        """Keep a taker's result on a challenge's board if it is their best (``better``, a
+        sort key: lower is better); tell whether it is."""
         key = challenge_key(code, "board")
         previous = await self.redis.hget(key, player)
-        if previous is not None:
-            old = json.loads(previous)
-            if (old["score"], -old["elapsed"]) >= (entry["score"], -entry["elapsed"]):
-                return False
+        if previous is not None and better(json.loads(previous)) <= better(entry):
+            return False
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, player, json.dumps(dict(entry)))
             pipe.pexpireat(key, expires_ms)

@@ -65,6 +65,12 @@ def challenges_of_key(player_id: str) -> str:
     return f"chs:{{{player_id}}}"
 
 
+def challenge_sources_key(player_id: str) -> str:
+    """Return the key of the games a player made challenges of (game id -> code), in the slot
+    of their own challenges."""
+    return f"chs:{{{player_id}}}:from"
+
+
 GHOST_PREFIX = "ghost-"
 """The ids recorded runs race under in a challenge game (``ghost-1`` ...); never a player's."""
 

@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 from protocol.game import Board, ReserveRule, move_from_text, move_json, move_text, view_data
 from protocol.wire.codec import decode_dict
 from protocol.wire.message import Options
+from server.challenges import rank_board
 from server.game.fairness import uncovered_cards
 from server.game.ghost import GhostClock, GhostPacer, GhostRuns, record_run
 from server.game.live import GameSpec
@@ -300,8 +301,9 @@ async def test_a_race_s_challenge_taken_on_another_node_races_its_ghosts_fairly(
     assert [g["name"] for g in passed["ghosts"]] == ["Ann", "Bob", "Carl"]
     # Every key of the challenge expires with it.
     redis = aioredis.from_url(redis_url)
-    keys = [k async for k in redis.scan_iter(match="ch:{" + code + "}*")] + [f"chs:{{{ann.player}}}".encode()]
-    assert len(keys) == 4
+    keys = [k async for k in redis.scan_iter(match="ch:{" + code + "}*")]
+    keys += [f"chs:{{{ann.player}}}".encode(), f"chs:{{{ann.player}}}:from".encode()]
+    assert len(keys) == 5
     for key in keys:
         assert 0 < await redis.pttl(key) <= 600_000, key
     await redis.aclose()
@@ -351,6 +353,70 @@ async def test_a_taker_who_moves_to_another_node_and_resigns_there_ends_the_race
     assert not driving.challenges.drivers and game not in driving.race.games
 
 
+def test_a_challenge_s_board_ranks_its_takers_as_a_race_s_standings_do() -> None:
+    """Score first; then finished, stuck, stopped; the quicker finish, the longer stay."""
+    results = {
+        "carl": {"player": "carl", "score": 0, "elapsed": 0, "status": "resigned", "finished": 1},
+        "root": {"player": "root", "score": 0, "elapsed": 64, "status": "left", "finished": 2},
+        "dan": {"player": "dan", "score": 0, "elapsed": 30, "status": "stuck", "finished": 3},
+        "eve": {"player": "eve", "score": 100, "elapsed": 90, "status": "resigned", "finished": 4},
+        "fay": {"player": "fay", "score": 2000, "elapsed": 200, "status": "finished", "finished": 5},
+        "gus": {"player": "gus", "score": 2000, "elapsed": 200, "status": "finished", "finished": 6},
+    }
+    ranked = rank_board(results)
+    assert [(e["player"], e["rank"]) for e in ranked] == [
+        ("fay", 1),
+        ("gus", 2),  # the same result, finished later
+        ("eve", 3),
+        ("dan", 4),  # stuck ranks ahead of stopped
+        ("root", 5),  # who stayed longer ranks higher
+        ("carl", 6),
+    ]
+
+
+async def test_a_challenge_passed_on_to_eight_ghosts_races_nine_within_the_contract(
+    local_node: Any, open_client: Any
+) -> None:
+    """Eight ghosts and their taker: every frame of the race is a valid message (the test
+    client decodes each against the contract), and passing a full challenge on keeps its
+    first seven ghosts and the taker's run. A game made a challenge twice gives one code."""
+    node = await local_node(test_deals=str(DEAL))
+    ann: Client = await open_client(node, "Ann")
+    carl: Client = await open_client(node, "Carl")
+    started = await ann.request({"type": "challenge_new"})
+    await ann.request({"type": "resign", "game": started["game"], "v": started["v"]})
+    made = await ann.expect("challenge")
+    again = await ann.request({"type": "challenge_create", "game": started["game"]})
+    assert again["code"] == made["code"] and again["ghosts"] == made["ghosts"], again
+    while True:
+        race = await carl.request({"type": "challenge_take", "code": made["code"]})
+        assert race["type"] == "race_started", race
+        assert [r["player"] for r in race["roster"]][1:] == [
+            f"ghost-{i}" for i in range(1, len(made["ghosts"]) + 1)
+        ]
+        v = race["v"]
+        if len(made["ghosts"]) == 8:  # Carl's last run has a move in it: it tells from the others
+            move = next(m for m in Board.new("scorpion", DEAL).legal_moves() if not m.is_deal)
+            v = (await carl.request({"type": "move", "game": race["game"], "v": v, "move": move_json(move)}))[
+                "v"
+            ]
+        await carl.request({"type": "resign", "game": race["game"], "v": v})
+        ended = await carl.expect("race_ended", game=race["game"])
+        assert len(ended["standings"]) == len(made["ghosts"]) + 1
+        if len(made["ghosts"]) == 8:
+            break
+        made = await carl.request({"type": "challenge_create", "game": race["game"]})
+        assert made["type"] == "challenge", made
+    assert len(ended["standings"]) == 9 and max(s["rank"] for s in ended["standings"]) <= 9
+    full = made
+    passed = await carl.request({"type": "challenge_create", "game": race["game"]})
+    assert len(passed["ghosts"]) == 8
+    assert [g["moves"] for g in passed["ghosts"]] == [g["moves"] for g in full["ghosts"][:7]] + [1]
+    assert [g["name"] for g in passed["ghosts"]] == ["Ann"] + ["Carl"] * 7
+    board = await ann.request({"type": "challenge_board", "code": full["code"]})
+    assert [e["player"] for e in board["entries"]] == [carl.player]  # his best of eight tries
+
+
 async def test_a_challenge_expires_with_every_key(
     start_node: NodeFactory, open_client: Any, redis_url: str
 ) -> None:
@@ -365,7 +431,7 @@ async def test_a_challenge_expires_with_every_key(
     await asyncio.sleep(1.5)
     redis = aioredis.from_url(redis_url)
     assert [k async for k in redis.scan_iter(match=f"*{code}*")] == []
-    assert not await redis.exists(f"chs:{{{fay.player}}}")
+    assert not await redis.exists(f"chs:{{{fay.player}}}", f"chs:{{{fay.player}}}:from")
     await redis.aclose()
     gone = await fay.request({"type": "challenge_take", "code": code})
     assert gone["code"] == "no_such_challenge"
