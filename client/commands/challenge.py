@@ -79,14 +79,22 @@ def run(args: argparse.Namespace) -> int:
 
         if args.action == "new":
             made = asyncio.ensure_future(client.wait_for(Challenge, timeout=3600))
-            await ScorpionApp(client, lambda c: c.challenge_new(args.variant)).run_async()
             try:
+                await ScorpionApp(client, lambda c: c.challenge_new(args.variant)).run_async()
                 print(format_challenge(await asyncio.wait_for(made, 10), client.url))
             except TimeoutError:
                 print("the game did not end: no challenge was made")
                 return 4
+            finally:
+                if not made.done():
+                    made.cancel()
+                elif not made.cancelled():
+                    made.exception()  # seen: a lost connection is reported once, by the session
             return 0
+        # The code is checked before the race opens: a wrong or expired one is a one-line
+        # refusal, and the ghosts to race are printed first.
         code = args.code.upper()
+        print(format_board(await client.challenge_board(code)))
         await ScorpionApp(client, lambda c: c.challenge_take(code)).run_async()
         print(format_board(await client.challenge_board(code)))
         return 0

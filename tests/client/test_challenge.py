@@ -59,3 +59,16 @@ async def test_a_fresh_deal_played_first_becomes_a_challenge_a_friend_races_and_
     assert "Bob" in out.splitlines()[2]
     code, out, _ = await run_cli(capsys, "challenge", "list", "--server", node.url, "--name", "Ann")
     assert code == 0
+
+
+@pytest.mark.asyncio
+async def test_taking_a_challenge_that_is_not_there_is_refused_in_one_line_before_any_race(
+    start_node: NodeFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    node = start_node()
+    code, out, err = await asyncio.wait_for(
+        run_cli(capsys, "challenge", "take", "ZZZZZZ", "--server", node.url), timeout=30
+    )
+    assert code == 1, (out, err)
+    assert "scorpion challenge: no_such_challenge:" in err and "Traceback" not in err, err
+    assert "never retrieved" not in err
