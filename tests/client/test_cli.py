@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import datetime as dt
 import re
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
 from client.api import ScorpionClient, room_link
-from client.cli import main
+from client.cli import build_parser, main
 from client.commands.watch import is_room_code
 from client.identity import Identity, TokenStore
 
@@ -34,6 +36,26 @@ def test_version_prints_the_installed_packages_version(capsys: pytest.CaptureFix
         main(["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out.strip() == f"scorpion {metadata.version('scorpion-race')}"
+
+
+def test_every_subcommand_is_in_the_client_guide_s_table() -> None:
+    """docs/client.md lists each ``scorpion`` command, and each action of those that have
+    them (``challenge new``, ``take``, ...), as a row of its table."""
+
+    def actions(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+        found = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        return dict(found[0].choices) if found else {}
+
+    guide = (Path(__file__).parents[2] / "docs" / "client.md").read_text()
+    rows = "\n".join(line for line in guide.splitlines() if line.startswith("| `scorpion "))
+    commands = [
+        f"{name} {action}" if action else name
+        for name, parser in actions(build_parser()).items()
+        for action in (actions(parser) or [""])
+    ]
+    assert len(commands) > 20
+    missing = [c for c in commands if f"`scorpion {c}" not in rows]
+    assert not missing, f"not in docs/client.md's table of commands: {missing}"
 
 
 def test_forget_me_without_a_stored_identity_erases_nothing(capsys: pytest.CaptureFixture[str]) -> None:
