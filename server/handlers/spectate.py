@@ -83,6 +83,7 @@ async def on_watch(node: Node, session: Session, message: Watch) -> None:
             f"that is a game of the daily deal of {game.daily}: watch the day's games once "
             "your own ranked attempt of it is over",
         )
+    await _not_on_the_deal_being_raced(node, session, game)
     game = await node.feed.watch(session, game)
     count = node.feed.total_spectators(game_id)
     if message.v is not None and not game.options.spectator_delay:
@@ -125,7 +126,7 @@ async def on_unwatch(node: Node, session: Session, message: Unwatch) -> None:
 
 async def on_replay(node: Node, session: Session, message: Replay) -> None:
     """Send a finished game's whole log, to replay it move by move."""
-    game = await _replayable(node, message.game)
+    game = await _replayable(node, session, message.game)
     replay = await replay_log(node.store, game)
     await node.feed.maybe_forget(game)
     session.send(replay.answering(message.ref))
@@ -133,13 +134,13 @@ async def on_replay(node: Node, session: Session, message: Replay) -> None:
 
 async def on_replay_positions(node: Node, session: Session, message: ReplayPositions) -> None:
     """Send one racer's positions through a finished game, to step through it on a board."""
-    game = await _replayable(node, message.game)
+    game = await _replayable(node, session, message.game)
     positions = await replay_positions(node.store, game, message.player)
     await node.feed.maybe_forget(game)
     session.send(positions.answering(message.ref))
 
 
-async def _replayable(node: Node, game_id: str) -> LiveGame:
+async def _replayable(node: Node, session: Session, game_id: str) -> LiveGame:
     """Return a finished game whose replay may be shown now, or say why not."""
     game = await node.race.load(game_id)
     if game is None:
@@ -150,4 +151,25 @@ async def _replayable(node: Node, game_id: str) -> LiveGame:
         raise ProtocolError(
             ErrorCode.SPECTATING_FORBIDDEN, "daily games are replayable once their day is over"
         )
+    await _not_on_the_deal_being_raced(node, session, game)
     return game
+
+
+async def _not_on_the_deal_being_raced(node: Node, session: Session, game: LiveGame) -> None:
+    """Refuse to show another game on the deal the asker is racing now (no ghosting,
+    decision 14). Every taker of a challenge races one known deal: its source game's
+    replay, or another taker's game, would show cards the asker has not uncovered."""
+    if session.player is None:
+        return
+    current = (await node.store.player_places(session.player)).get("game")
+    if current is None or current == game.game_id:
+        return
+    mine = await node.race.load(current)
+    if mine is None or mine.ended or mine.status.get(session.player) != "playing":
+        return
+    if (mine.variant, mine.number) == (game.variant, game.number):
+        raise ProtocolError(
+            ErrorCode.SPECTATING_FORBIDDEN,
+            f"that game is on the deal you are racing (game {current}): "
+            "watch or replay it once your own part is over",
+        )

@@ -417,6 +417,45 @@ async def test_a_challenge_passed_on_to_eight_ghosts_races_nine_within_the_contr
     assert [e["player"] for e in board["entries"]] == [carl.player]  # his best of eight tries
 
 
+async def test_a_taker_cannot_watch_or_replay_a_game_on_the_deal_while_racing_it(
+    local_node: Any, open_client: Any
+) -> None:
+    """The challenge's source game and another taker's game show the ghosts' and that
+    taker's uncovered cards: refused to a taker still playing the deal, shown after."""
+    node = await local_node(test_deals=str(DEAL))
+    ann: Client = await open_client(node, "Ann")
+    carl: Client = await open_client(node, "Carl")
+    dan: Client = await open_client(node, "Dan")
+    started = await ann.request({"type": "challenge_new"})
+    move = next(m for m in Board.new("scorpion", DEAL).legal_moves() if not m.is_deal)
+    moved = await ann.request(
+        {"type": "move", "game": started["game"], "v": started["v"], "move": move_json(move)}
+    )
+    await ann.request({"type": "resign", "game": started["game"], "v": moved["v"]})
+    code = (await ann.expect("challenge"))["code"]
+    carls = await carl.request({"type": "challenge_take", "code": code})
+    dans = await dan.request({"type": "challenge_take", "code": code})
+    tab: Client = await open_client(node, "Carl", token=carl.token)  # another tab of Carl's
+    for client, asked in (
+        (carl, {"type": "replay", "game": started["game"]}),
+        (carl, {"type": "replay_positions", "game": started["game"], "player": ann.player}),
+        (tab, {"type": "replay", "game": started["game"]}),
+        (tab, {"type": "watch", "game": dans["game"]}),
+    ):
+        refused = await client.request(asked)
+        assert refused["type"] == "error" and refused["code"] == "spectating_forbidden", refused
+        assert carls["game"] in refused["message"]
+    # Someone not racing the deal may watch and replay (as anyone may any finished game).
+    eve: Client = await open_client(node, "Eve")
+    assert (await eve.request({"type": "watch", "game": dans["game"]}))["type"] == "spectate"
+    assert (await eve.request({"type": "replay", "game": started["game"]}))["type"] == "replay_log"
+    # Carl's part over, nothing is left to hide from him.
+    await carl.request({"type": "resign", "game": carls["game"], "v": carls["v"]})
+    await carl.expect("race_ended", game=carls["game"])
+    assert (await carl.request({"type": "replay", "game": started["game"]}))["type"] == "replay_log"
+    assert (await tab.request({"type": "watch", "game": dans["game"]}))["type"] == "spectate"
+
+
 async def test_a_challenge_expires_with_every_key(
     start_node: NodeFactory, open_client: Any, redis_url: str
 ) -> None:
