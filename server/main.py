@@ -83,16 +83,18 @@ def tune_gc() -> None:
 
 async def run(config: Config) -> None:
     """Start a node, print where it listens, serve until a stop signal, shut down gracefully."""
+    # The stop signals are taken before the node says it listens: whoever starts it may stop
+    # it the moment it has (a service manager, a test), and is owed a graceful shutdown.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
     server = ScorpionServer(config)
     await server.start()
     tune_gc()
     print(f"scorpion-server listening on ws://{config.host}:{server.port}/ (node {server.name})", flush=True)
     address = browser_address(config.host, server.port)
     print(f"scorpion-server: open {address} to play in a browser", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.shutdown()
 
