@@ -244,9 +244,12 @@ async def test_three_blind_mice_shows_its_cells_and_offers_no_reserve_to_deal(
         # A Scorpion game after it: the reserve and its key are back.
         await ann.solo_new("scorpion")
         await until(lambda: ann.race is not None and ann.race.variant == "scorpion")
-        await pilot.pause(0.1)
-        screen = app.screen_text()
-        assert "reserve 3 cards" in screen and "d deal" in screen.splitlines()[-1]
+
+        def redrawn() -> bool:  # the board and the key bar, redrawn (later on a loaded machine)
+            screen = app.screen_text()
+            return "reserve 3 cards" in screen and "d deal" in screen.splitlines()[-1]
+
+        await until(redrawn)
 
 
 async def test_keys_pressed_while_quitting_start_nothing_and_leave_no_coroutine_unawaited(
