@@ -492,7 +492,8 @@ class Connection:
         if need_ready and not self._ready.is_set():
             if self.closed is not None:
                 raise ConnectionLost(f"the session is closed: {self.closed.reason}")
-            await asyncio.wait_for(self._ready.wait(), limit)
+            async with asyncio.timeout(limit):  # not wait_for, which can drop a cancellation (3.11)
+                await self._ready.wait()
         ws = self._ws
         if ws is None:
             raise ConnectionLost("not connected")

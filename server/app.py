@@ -194,7 +194,7 @@ class ScorpionServer:
         if self.server is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.server.wait_closed(), self.config.shutdown_timeout)
-        self.tasks.cancel_all()
+        await self.tasks.stop_all()
         if self.node is not None:
             self.node.solver.shutdown()
         if self.hub is not None:

@@ -130,7 +130,8 @@ class Matchmaker(Service):
         """Run matching rounds until cancelled (a round is skipped while Redis is down)."""
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.interval)
+                async with asyncio.timeout(self.interval):  # not wait_for: see StoreHealth._sleep
+                    await self._wake.wait()
             self._wake.clear()
             if not self.store.health.up:
                 continue

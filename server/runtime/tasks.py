@@ -1,4 +1,4 @@
-"""The node's background tasks: started in one place, logged when they fail, cancelled at shutdown."""
+"""The node's background tasks: started in one place, logged when they fail, stopped at shutdown."""
 
 from __future__ import annotations
 
@@ -26,9 +26,21 @@ class Tasks:
         return task
 
     def cancel_all(self) -> None:
-        """Cancel every task still running (at shutdown, or when a start is abandoned)."""
+        """Cancel every task still running (when a start is abandoned)."""
         for task in list(self.running):
             task.cancel()
+
+    async def stop_all(self, timeout: float = 2.0) -> None:
+        """Cancel every task still running and wait for them to end (at shutdown). A task
+        that lets a cancellation go by (a library that swallows one) is cancelled again,
+        then named in the log if it still runs after ``timeout``."""
+        for _ in range(2):
+            if not self.running:
+                return
+            self.cancel_all()
+            await asyncio.wait(list(self.running), timeout=timeout / 2)
+        for task in list(self.running):
+            log.warning("a background task ignored its cancellation", extra={"task": task.get_name()})
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self.running.discard(task)

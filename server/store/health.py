@@ -117,8 +117,12 @@ class StoreHealth:
 
     async def _sleep(self, seconds: float) -> None:
         self.woken.clear()
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation that
+        # comes as the event is set (a request failing as the node shuts down), and this
+        # loop would then run on after the node has stopped.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.woken.wait(), seconds)
+            async with asyncio.timeout(seconds):
+                await self.woken.wait()
 
     async def _probe(self) -> bool:
         try:

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from server.runtime.tasks import Tasks
 from server.store import NotSent, StoreHealth
 from server.store import health as health_module
 from server.store.connection import _Pipeline
@@ -73,6 +74,43 @@ async def test_a_failed_request_marks_redis_down_from_its_last_answer_until_a_pr
         assert health.outages_between(clock.now + 1, clock.now + 5) == []
     finally:
         runner.cancel()
+
+
+async def test_the_probe_stops_when_cancelled_as_a_failure_wakes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At shutdown a request may fail (and wake the probe) in the same turn as the probe is
+    cancelled: the cancellation still ends it."""
+    monkeypatch.setattr(health_module, "PROBE_EVERY", 30.0)
+    probe = Probe()
+    health = StoreHealth(probe)
+    runner = asyncio.create_task(health.run())
+    await asyncio.sleep(0.05)  # asleep until the next probe, or until woken
+    health.woken.set()
+    runner.cancel()  # once, in the same turn
+    await asyncio.wait([runner], timeout=1.0)
+    try:
+        assert runner.cancelled(), "the probe ran on after it was cancelled"
+    finally:
+        runner.cancel()
+
+
+async def test_stopping_the_tasks_cancels_again_one_that_let_a_cancellation_go_by() -> None:
+    tasks = Tasks()
+    cancelled = 0
+
+    async def stubborn() -> None:
+        nonlocal cancelled
+        while True:
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                cancelled += 1
+                if cancelled > 1:
+                    raise
+
+    runner = tasks.spawn(stubborn())
+    await asyncio.sleep(0)
+    await tasks.stop_all(timeout=1.0)
+    assert runner.cancelled() and cancelled == 2 and not tasks.running
 
 
 async def test_the_probe_backs_off_while_redis_stays_down_but_never_longer_than_the_cap(
