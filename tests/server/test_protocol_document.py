@@ -317,12 +317,19 @@ async def test_every_error_code_of_the_table_is_what_the_documented_input_gets_w
     async def lost_reply(*args: Any, **kwargs: Any) -> Any:
         raise ConnectionError("Redis closed the connection before answering")
 
+    async def still_away() -> None:
+        raise ConnectionError("Redis is still away")
+
+    # Storage stays away until the test lets the probe find it (a probe comes 0.1 s after a
+    # failure: on a loaded machine, sooner than the next request).
+    answering, store.health.probe = store.health.probe, still_away
     store.act = lost_reply  # a move whose commit storage never confirmed
     bob_move = {"type": "move", "game": game, "v": v, "move": move_json(move)}
     await ask(bob, bob_move, "outcome_unknown")
     assert got["outcome_unknown"]["retry_after_ms"] > 0
     await ask(bob, bob_move, "unavailable")  # storage counts as down until it answers a probe
     assert got["unavailable"]["retry_after_ms"] > 0
+    store.health.probe = answering
     while not store.health.up:  # the probe finds storage answering again
         await asyncio.sleep(0.05)
     # Over the message credits: refused with the request's ref, then closed with 1008.
