@@ -106,7 +106,7 @@ class ChallengeService(Service):
         # kept, so a player's challenges are bounded by the games they finished.
         made = await self.store.challenge_made_from(player, game_id)
         stored = None if made is None else await self.store.challenge(made)
-        if made is not None and stored is not None:
+        if made and stored:
             return _challenge(made, *stored, ref)
         ghosts = await self._runs(game, player)
         return await self._store(player, game, ghosts, ref)
@@ -313,7 +313,7 @@ class ChallengeService(Service):
             "finished": finished.get(taker, now_ms()),
         }
         await self.store.record_challenge_result(
-            game.challenge, taker, entry, int(settings["expires"]), better=board_key
+            game.challenge, taker, entry, int(settings["expires"]), rank_key=board_key
         )
         ranked = {e["player"]: e for e in rank_board(await self.store.challenge_results(game.challenge))}
         shown = {**entry, "rank": ranked.get(taker, {"rank": len(ranked) + 1})["rank"]}

@@ -77,13 +77,13 @@ class ChallengeStore(StoreBase):
         player: str,
         entry: Mapping[str, Any],
         expires_ms: int,
-        better: Callable[[Mapping[str, Any]], Any],
+        rank_key: Callable[[Mapping[str, Any]], Any],
     ) -> bool:
-        """Keep a taker's result on a challenge's board if it is their best (``better``, a
-        sort key: lower is better); tell whether it is."""
+        """Keep a taker's result on a challenge's board if it is their best (``rank_key``
+        orders results, lower first); tell whether it is."""
         key = challenge_key(code, "board")
         previous = await self.redis.hget(key, player)
-        if previous is not None and better(json.loads(previous)) <= better(entry):
+        if previous is not None and rank_key(json.loads(previous)) <= rank_key(entry):
             return False
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, player, json.dumps(dict(entry)))
